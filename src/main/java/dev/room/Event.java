@@ -1,0 +1,27 @@
+package dev.room;
+
+/** What happened in a room, as delivered to handlers registered with {@link WaitingRoom#on}. */
+public enum Event {
+  /** A request took a slot. */
+  ENTER,
+  /** A request gave its slot back. */
+  EXIT,
+  /** The room became full (edge: fires once until {@link #DRAIN}). */
+  FULL,
+  /** The room stopped being full (edge). */
+  DRAIN,
+  /** A request was issued a waiting-room ticket; carries the token and client key. */
+  QUEUE,
+  /** An expired or never-seen ticket was reclaimed. */
+  EVICT,
+  /** A client entitled to a slot gave up before taking it (told ready, never came back). */
+  TIMEOUT,
+  /** A paid, operator or VIP-pass promotion moved a ticket; carries the token. */
+  PROMOTE,
+  /** {@code removeToken} (one event, with the token) or {@code removeTokensIf} (one per call). */
+  REMOVE,
+  /** {@code setTicketRank} moved a ticket ahead of lower ranks; carries the token. */
+  RANK,
+  /** A new arrival was turned away because the line was at its maximum depth. */
+  REJECT
+}

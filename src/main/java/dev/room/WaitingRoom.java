@@ -1,0 +1,725 @@
+package dev.room;
+
+import dev.room.engine.EventBus;
+import dev.room.engine.InMemoryLine;
+import dev.room.engine.Reaper;
+import dev.room.engine.Smoother;
+import dev.room.spi.Line;
+import dev.room.spi.Move;
+import dev.room.spi.Outcome;
+import dev.room.spi.Policy;
+import dev.room.spi.Tokens;
+import jakarta.servlet.http.HttpServletRequest;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * A FIFO virtual waiting room: a fixed number of slots, and an ordered line for everyone else.
+ *
+ * <p>Requests take a slot while one is free and nobody waits. Everyone else gets a ticket and a
+ * waiting page that polls its place in line; as slots free they go to the first in line, who are
+ * told they are ready and admitted when they come back. Put it in front of an application with
+ * {@link WaitingRoomFilter}.
+ *
+ * <pre>{@code
+ * WaitingRoom room = WaitingRoom.builder().capacity(500).build();
+ * context.addFilter(new FilterHolder(new WaitingRoomFilter(room)), "/*", EnumSet.of(REQUEST));
+ * }</pre>
+ *
+ * <p>Thread-safe; every setter may be called while serving. Every time-dependent decision reads the
+ * {@link InstantSource} given to the builder. {@link #close()} stops the reaper and event delivery.
+ */
+public final class WaitingRoom implements AutoCloseable {
+  /** The default sliding ticket lifetime. */
+  public static final Duration DEFAULT_TOKEN_TTL = Duration.ofMinutes(5);
+
+  /** The default cadence of eviction passes. */
+  public static final Duration DEFAULT_REAPER_INTERVAL = Duration.ofMinutes(5);
+
+  /** The default time a client told it is ready has to come back. */
+  public static final Duration DEFAULT_OFFER_TIMEOUT = Duration.ofSeconds(60);
+
+  /** The ServletContext attribute under which a filter publishes its room. */
+  public static final String CONTEXT_ATTRIBUTE = "dev.room.WaitingRoom";
+
+  static final long POLL_INTERVAL_MILLIS = 1000;
+
+  private final InstantSource clock;
+  private final Line line;
+  private final EventBus events;
+  private final Reaper reaper;
+  private final Smoother utilization = new Smoother(10_000);
+  private volatile boolean full;
+
+  private volatile Duration tokenTtl = DEFAULT_TOKEN_TTL;
+  private volatile Duration reaperInterval = DEFAULT_REAPER_INTERVAL;
+  private volatile Duration firstPollGrace = Duration.ZERO;
+  private volatile Duration offerTimeout = DEFAULT_OFFER_TIMEOUT;
+  private volatile long maxQueueDepth;
+  private volatile int queueFullStatus = 503;
+  private volatile Duration passDuration = Duration.ZERO;
+  private volatile Policy policy;
+  private final Web web = new Web();
+
+  private WaitingRoom(Builder b) {
+    this.clock = b.clock;
+    this.line = b.line != null ? b.line : new InMemoryLine(Checks.capacity(b.capacity));
+    if (b.line != null && b.capacity > 0) {
+      line.setCapacity(b.capacity, clock.millis());
+    }
+    this.events = new EventBus("");
+    b.apply(this);
+    this.policy = buildPolicy();
+    this.reaper = new Reaper("", this::evictExpired, this::reaperCadenceMillis);
+  }
+
+  /** Creates a room with {@code capacity} slots and default settings. */
+  public static WaitingRoom create(int capacity) {
+    return builder().capacity(capacity).build();
+  }
+
+  /** Starts building a room; every setter has a builder twin. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  // ── Configuration ──────────────────────────────────────────────────────
+
+  /** Sets the number of slots (≥ 1). Growing admits waiting clients at once. */
+  public void setCapacity(int capacity) {
+    line.setCapacity(Checks.capacity(capacity), clock.millis());
+  }
+
+  public int capacity() {
+    return line.capacity();
+  }
+
+  /** Sets the sliding ticket lifetime; {@code ZERO} restores the default; else 30 s – 24 h. */
+  public void setTokenTtl(Duration ttl) {
+    tokenTtl =
+        Checks.duration(
+            "tokenTtl", ttl, DEFAULT_TOKEN_TTL, Duration.ofSeconds(30), Duration.ofHours(24));
+    refresh();
+  }
+
+  public Duration tokenTtl() {
+    return tokenTtl;
+  }
+
+  /** Sets the eviction cadence; {@code ZERO} restores the default; else 5 s – 24 h. */
+  public void setReaperInterval(Duration interval) {
+    reaperInterval =
+        Checks.duration(
+            "reaperInterval",
+            interval,
+            DEFAULT_REAPER_INTERVAL,
+            Duration.ofSeconds(5),
+            Duration.ofHours(24));
+    refresh();
+  }
+
+  public Duration reaperInterval() {
+    return reaperInterval;
+  }
+
+  /**
+   * Sets how long a new ticket may go without its client ever coming back; {@code ZERO} turns it
+   * off; else 1 s – 24 h. The reaper runs at least this often while it is on.
+   */
+  public void setFirstPollGrace(Duration grace) {
+    firstPollGrace =
+        Checks.duration(
+            "firstPollGrace", grace, Duration.ZERO, Duration.ofSeconds(1), Duration.ofHours(24));
+    refresh();
+  }
+
+  public Duration firstPollGrace() {
+    return firstPollGrace;
+  }
+
+  /**
+   * Sets how long a client told it is ready has to come back before its slot goes to the next in
+   * line (default 60 s; 5 s – 1 h). The clock restarts when the client first learns it is ready.
+   */
+  public void setOfferTimeout(Duration timeout) {
+    offerTimeout =
+        Checks.duration(
+            "offerTimeout",
+            timeout,
+            DEFAULT_OFFER_TIMEOUT,
+            Duration.ofSeconds(5),
+            Duration.ofHours(1));
+    refresh();
+  }
+
+  public Duration offerTimeout() {
+    return offerTimeout;
+  }
+
+  /** Turns new arrivals away while this many wait; 0 = unlimited. */
+  public void setMaxQueueDepth(long max) {
+    maxQueueDepth = Checks.nonNegative("maxQueueDepth", max);
+    refresh();
+  }
+
+  public long maxQueueDepth() {
+    return maxQueueDepth;
+  }
+
+  /**
+   * Sets the status for arrivals turned away by {@link #setMaxQueueDepth}: 503 (default) or 429.
+   */
+  public void setQueueFullStatus(int status) {
+    queueFullStatus = Checks.rejectStatus(status);
+  }
+
+  public int queueFullStatus() {
+    return queueFullStatus;
+  }
+
+  /** Sets how long a VIP pass lasts; {@code ZERO} turns passes off (default); else 1 min – 24 h. */
+  public void setPassDuration(Duration d) {
+    passDuration =
+        Checks.duration(
+            "passDuration", d, Duration.ZERO, Duration.ofMinutes(1), Duration.ofHours(24));
+  }
+
+  public Duration passDuration() {
+    return passDuration;
+  }
+
+  public void setSecureCookie(boolean secure) {
+    web.secureCookie = secure;
+  }
+
+  public boolean secureCookie() {
+    return web.secureCookie;
+  }
+
+  /** Sets the cookies' Path (default {@code /}). Changing it strands clients already queued. */
+  public void setCookiePath(String path) {
+    web.cookiePath = Checks.cookieAttribute("cookiePath", path, true);
+  }
+
+  public String cookiePath() {
+    return web.cookiePath;
+  }
+
+  /** Sets the cookies' Domain ({@code ""} = none, the default). */
+  public void setCookieDomain(String domain) {
+    web.cookieDomain =
+        domain == null || domain.isEmpty()
+            ? ""
+            : Checks.cookieAttribute("cookieDomain", domain, false);
+  }
+
+  public String cookieDomain() {
+    return web.cookieDomain;
+  }
+
+  /** Derives a key (say, the client IP) recorded with each ticket; capped at 256 bytes. */
+  public void setClientKeyFunction(Function<HttpServletRequest, String> fn) {
+    web.clientKeyFunction = fn;
+  }
+
+  public Function<HttpServletRequest, String> clientKeyFunction() {
+    return web.clientKeyFunction;
+  }
+
+  /** Prices skip-the-line moves; {@code null} turns paid promotion off. */
+  public void setRateFunction(RateFunction fn) {
+    web.rateFunction = fn;
+  }
+
+  public RateFunction rateFunction() {
+    return web.rateFunction;
+  }
+
+  /** The target of the waiting page's "skip the line" button ({@code ""} = none). */
+  public void setSkipUrl(String url) {
+    web.skipUrl = url == null ? "" : url;
+  }
+
+  public String skipUrl() {
+    return web.skipUrl;
+  }
+
+  /**
+   * Replaces the waiting page; {@code null} restores the built-in one. Placeholders: {@code
+   * {{.Position}}}, {@code {{.SkipURL}}} and {@code {{.StatusURL}}}.
+   */
+  public void setHtml(String html) {
+    web.page = html == null ? WaitingPage.DEFAULT : new WaitingPage(html);
+  }
+
+  public String html() {
+    return web.page.source();
+  }
+
+  // ── Introspection ──────────────────────────────────────────────────────
+
+  /** Requests holding a slot now. */
+  public int inFlight() {
+    return line.inFlight();
+  }
+
+  /** Tickets ahead of a newcomer: clients waiting with a position of 1 or more. */
+  public long queueDepth() {
+    return line.waiting();
+  }
+
+  /** Clients holding a ticket, including those told ready and not yet back. */
+  public long liveQueueDepth() {
+    return line.waiting() + line.ready();
+  }
+
+  /** In-flight requests ÷ capacity. */
+  public double utilization() {
+    return (double) line.inFlight() / line.capacity();
+  }
+
+  /** {@link #utilization()} smoothed over about ten seconds. */
+  public double utilizationSmoothed() {
+    return utilization.value(utilization(), clock.millis());
+  }
+
+  /** The first {@code limit} clients in line, in order, those told ready first. */
+  public List<TicketInfo> queue(int limit) {
+    return line.queue(limit);
+  }
+
+  /** One client in line. */
+  public Optional<TicketInfo> ticket(String token) {
+    if (!Tokens.valid(token)) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(line.ticket(Tokens.hi(token), Tokens.lo(token)));
+  }
+
+  /** Whether {@code passToken} is a VIP pass that has not expired. */
+  public boolean hasValidPass(String passToken) {
+    return Tokens.valid(passToken)
+        && line.passExpiry(Tokens.hi(passToken), Tokens.lo(passToken)) > clock.millis();
+  }
+
+  // ── Line management ────────────────────────────────────────────────────
+
+  /**
+   * Removes one client from line; everyone behind moves up. Returns false when it was already gone
+   * or already admitted. Its next poll reports ready, so enforce bans upstream of the room.
+   */
+  public boolean removeToken(String token) {
+    if (!Tokens.valid(token) || !line.remove(Tokens.hi(token), Tokens.lo(token), clock.millis())) {
+      return false;
+    }
+    fire(Event.REMOVE, token, "", false);
+    return true;
+  }
+
+  /** Removes every client that {@code match} selects; returns how many. */
+  public int removeTokensIf(Predicate<TicketInfo> match) {
+    Objects.requireNonNull(match, "match");
+    int n = line.removeIf(match, clock.millis());
+    if (n > 0) {
+      fire(Event.REMOVE, "", "", false);
+    }
+    return n;
+  }
+
+  /** Moves a client to {@code targetPosition} for free (an operator's "move to front"). */
+  public void adminPromote(String token, long targetPosition) {
+    Checks.target(targetPosition);
+    Move m = line.promote(hi(token), lo(token), targetPosition);
+    if (m.to() < m.from()) {
+      fire(Event.PROMOTE, token, "", false);
+    }
+  }
+
+  /**
+   * Ranks a client: it waits ahead of every lower rank and behind every client already holding an
+   * equal or higher rank. Returns whether it moved; lowering a rank is recorded but moves nothing.
+   */
+  public boolean setTicketRank(String token, int rank) {
+    if (rank < 0) {
+      throw new IllegalArgumentException("rank must not be negative, was " + rank);
+    }
+    boolean moved = line.rank(hi(token), lo(token), rank);
+    if (moved) {
+      fire(Event.RANK, token, "", false);
+    }
+    return moved;
+  }
+
+  /** One reaper pass now; returns the number of tickets reclaimed. */
+  public int evictExpired() {
+    long now = clock.millis();
+    int[] r = line.evict(now, policy);
+    for (int i = 0; i < r[0]; i++) {
+      fire(Event.EVICT, "", "", false);
+    }
+    for (int i = 0; i < r[1]; i++) {
+      fire(Event.TIMEOUT, "", "", false);
+    }
+    line.sweepPasses(now);
+    return r[0] + r[1];
+  }
+
+  // ── Skip the line ──────────────────────────────────────────────────────
+
+  /** What moving to {@code targetPosition} would cost now; moves nothing. */
+  public BigDecimal quoteCost(String token, long targetPosition) {
+    RateFunction rate = requireRate();
+    Checks.target(targetPosition);
+    Move m = line.quote(hi(token), lo(token), targetPosition);
+    return cost(rate, m);
+  }
+
+  /** Moves a client to {@code targetPosition} after payment; see {@link PromoteResult}. */
+  public PromoteResult promoteToken(String token, long targetPosition) {
+    RateFunction rate = requireRate();
+    Checks.target(targetPosition);
+    Move m = line.promote(hi(token), lo(token), targetPosition);
+    if (m.to() >= m.from()) {
+      return new PromoteResult(BigDecimal.ZERO, m.from(), m.from(), "");
+    }
+    fire(Event.PROMOTE, token, "", false);
+    return new PromoteResult(cost(rate, m), m.from(), m.to(), grantPass());
+  }
+
+  public PromoteResult promoteTokenToFront(String token) {
+    return promoteToken(token, 1);
+  }
+
+  /** Issues a VIP pass valid for {@link #passDuration()}; {@code ""} when passes are off. */
+  public String grantPass() {
+    Duration d = passDuration;
+    if (d.isZero()) {
+      return "";
+    }
+    long[] t = Tokens.generate();
+    line.grantPass(t[0], t[1], clock.millis() + d.toMillis());
+    return Tokens.format(t[0], t[1]);
+  }
+
+  // ── Events ─────────────────────────────────────────────────────────────
+
+  /** Registers the handler for {@code event}, replacing any earlier one; runs off the request. */
+  public void on(Event event, Consumer<Snapshot> handler) {
+    events.on(Objects.requireNonNull(event, "event"), Objects.requireNonNull(handler, "handler"));
+  }
+
+  public void off(Event event) {
+    events.off(event);
+  }
+
+  /** Stops the reaper and event delivery. */
+  @Override
+  public void close() {
+    reaper.close();
+    events.close();
+    line.close();
+  }
+
+  // ── The request path, for the filter ───────────────────────────────────
+
+  InstantSource clock() {
+    return clock;
+  }
+
+  Line line() {
+    return line;
+  }
+
+  Policy policy() {
+    return policy;
+  }
+
+  Web web() {
+    return web;
+  }
+
+  EventBus events() {
+    return events;
+  }
+
+  /** Fast path: a slot with nobody waiting. */
+  boolean tryEnter() {
+    if (!line.tryEnter()) {
+      return false;
+    }
+    entered();
+    return true;
+  }
+
+  void entered() {
+    if (events.listening(Event.ENTER)) {
+      fire(Event.ENTER, "", "", false);
+    }
+    if (!full && line.freeSlots() <= 0) {
+      full = true;
+      fire(Event.FULL, "", "", false);
+    }
+  }
+
+  void exit() {
+    long now = clock.millis();
+    line.exit(now);
+    utilization.sample(utilization(), now);
+    if (events.listening(Event.EXIT)) {
+      fire(Event.EXIT, "", "", false);
+    }
+    if (full && line.freeSlots() > 0) {
+      full = false;
+      fire(Event.DRAIN, "", "", false);
+    }
+  }
+
+  /** A status poll, with the events it implies. */
+  long poll(long hi, long lo, long now) {
+    long o = line.poll(hi, lo, now, policy);
+    if (Outcome.kind(o) == Outcome.UNKNOWN) {
+      retired(o);
+    }
+    return o;
+  }
+
+  /** A returning ticket holder: admitted if ready, else where it stands. */
+  long claim(long hi, long lo, long now) {
+    long o = line.claim(hi, lo, now, policy);
+    int kind = Outcome.kind(o);
+    if (kind == Outcome.ADMITTED) {
+      entered();
+    } else if (kind == Outcome.UNKNOWN) {
+      retired(o);
+    }
+    return o;
+  }
+
+  /** A newcomer the fast path could not admit; {@code token} is its fresh token's hex form. */
+  long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
+    long o = line.arrive(hi, lo, clientKey, pass, clock.millis(), policy);
+    switch (Outcome.kind(o)) {
+      case Outcome.ADMITTED -> entered();
+      case Outcome.REJECTED -> fire(Event.REJECT, "", clientKey, stale);
+      case Outcome.WAITING -> {
+        fire(Event.QUEUE, token, clientKey, stale);
+        if (Outcome.has(o, Outcome.PROMOTED)) {
+          fire(Event.PROMOTE, token, clientKey, false);
+        }
+      }
+      default -> {}
+    }
+    return o;
+  }
+
+  /** Fires EVICT or TIMEOUT for an outcome that retired a ticket. */
+  void retired(long outcome) {
+    if (Outcome.has(outcome, Outcome.EVICTED)) {
+      fire(Event.EVICT, "", "", false);
+    } else if (Outcome.has(outcome, Outcome.TIMED_OUT)) {
+      fire(Event.TIMEOUT, "", "", false);
+    }
+  }
+
+  void fire(Event e, String token, String clientKey, boolean stale) {
+    if (events.listening(e)) {
+      events.publish(
+          new Snapshot(
+              e, line.inFlight(), line.capacity(), line.waiting(), token, clientKey, stale));
+    }
+  }
+
+  // ── Internals ──────────────────────────────────────────────────────────
+
+  private void refresh() {
+    if (reaper != null) {
+      policy = buildPolicy();
+      reaper.reschedule();
+    }
+  }
+
+  private Policy buildPolicy() {
+    long ttl = tokenTtl.toMillis();
+    return new Policy(
+        ttl,
+        firstPollGrace.toMillis(),
+        POLL_INTERVAL_MILLIS,
+        ttl / 3,
+        offerTimeout.toMillis(),
+        maxQueueDepth);
+  }
+
+  private long reaperCadenceMillis() {
+    long cadence = Math.min(reaperInterval.toMillis(), offerTimeout.toMillis());
+    if (!firstPollGrace.isZero()) {
+      cadence = Math.min(cadence, firstPollGrace.toMillis());
+    }
+    return cadence;
+  }
+
+  private RateFunction requireRate() {
+    RateFunction rate = web.rateFunction;
+    if (rate == null) {
+      throw new IllegalStateException("paid promotion needs a rate function (setRateFunction)");
+    }
+    return rate;
+  }
+
+  static BigDecimal cost(RateFunction rate, Move m) {
+    long distance = m.from() - m.to();
+    if (distance <= 0) {
+      return BigDecimal.ZERO;
+    }
+    BigDecimal perPosition = Objects.requireNonNull(rate.ratePerPosition(m.depth()), "rate");
+    return perPosition.multiply(BigDecimal.valueOf(distance));
+  }
+
+  private static long hi(String token) {
+    if (!Tokens.valid(token)) {
+      throw new TokenNotFoundException();
+    }
+    return Tokens.hi(token);
+  }
+
+  private static long lo(String token) {
+    return Tokens.lo(token);
+  }
+
+  /** The HTTP-facing settings, read by the filter on every request. */
+  static final class Web {
+    volatile boolean secureCookie;
+    volatile String cookiePath = "/";
+    volatile String cookieDomain = "";
+    volatile Function<HttpServletRequest, String> clientKeyFunction;
+    volatile RateFunction rateFunction;
+    volatile String skipUrl = "";
+    volatile WaitingPage page = WaitingPage.DEFAULT;
+  }
+
+  /**
+   * Builds a {@link WaitingRoom}. Methods are the room's setters without {@code set}, plus {@link
+   * #clock} and {@link #line}.
+   */
+  public static final class Builder {
+    private int capacity;
+    private InstantSource clock = InstantSource.system();
+    private Line line;
+    private final java.util.ArrayList<Consumer<WaitingRoom>> settings = new java.util.ArrayList<>();
+
+    private Builder() {}
+
+    public Builder capacity(int capacity) {
+      this.capacity = Checks.capacity(capacity);
+      return this;
+    }
+
+    /** The source of every time-dependent decision; tests pass a fake. */
+    public Builder clock(InstantSource clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Where the line lives; the default is in this process's memory. */
+    public Builder line(Line line) {
+      this.line = Objects.requireNonNull(line, "line");
+      return this;
+    }
+
+    public Builder tokenTtl(Duration d) {
+      Checks.duration(
+          "tokenTtl", d, DEFAULT_TOKEN_TTL, Duration.ofSeconds(30), Duration.ofHours(24));
+      return add(r -> r.setTokenTtl(d));
+    }
+
+    public Builder reaperInterval(Duration d) {
+      Checks.duration(
+          "reaperInterval",
+          d,
+          DEFAULT_REAPER_INTERVAL,
+          Duration.ofSeconds(5),
+          Duration.ofHours(24));
+      return add(r -> r.setReaperInterval(d));
+    }
+
+    public Builder firstPollGrace(Duration d) {
+      Checks.duration(
+          "firstPollGrace", d, Duration.ZERO, Duration.ofSeconds(1), Duration.ofHours(24));
+      return add(r -> r.setFirstPollGrace(d));
+    }
+
+    public Builder offerTimeout(Duration d) {
+      Checks.duration(
+          "offerTimeout", d, DEFAULT_OFFER_TIMEOUT, Duration.ofSeconds(5), Duration.ofHours(1));
+      return add(r -> r.setOfferTimeout(d));
+    }
+
+    public Builder maxQueueDepth(long max) {
+      Checks.nonNegative("maxQueueDepth", max);
+      return add(r -> r.setMaxQueueDepth(max));
+    }
+
+    public Builder queueFullStatus(int status) {
+      Checks.rejectStatus(status);
+      return add(r -> r.setQueueFullStatus(status));
+    }
+
+    public Builder secureCookie(boolean secure) {
+      return add(r -> r.setSecureCookie(secure));
+    }
+
+    public Builder cookiePath(String path) {
+      Checks.cookieAttribute("cookiePath", path, true);
+      return add(r -> r.setCookiePath(path));
+    }
+
+    public Builder cookieDomain(String domain) {
+      return add(r -> r.setCookieDomain(domain));
+    }
+
+    public Builder clientKeyFunction(Function<HttpServletRequest, String> fn) {
+      return add(r -> r.setClientKeyFunction(fn));
+    }
+
+    public Builder rateFunction(RateFunction fn) {
+      return add(r -> r.setRateFunction(fn));
+    }
+
+    public Builder skipUrl(String url) {
+      return add(r -> r.setSkipUrl(url));
+    }
+
+    public Builder passDuration(Duration d) {
+      Checks.duration(
+          "passDuration", d, Duration.ZERO, Duration.ofMinutes(1), Duration.ofHours(24));
+      return add(r -> r.setPassDuration(d));
+    }
+
+    public Builder html(String html) {
+      return add(r -> r.setHtml(html));
+    }
+
+    /** Builds the room; it starts its reaper and event threads. */
+    public WaitingRoom build() {
+      if (capacity == 0 && line == null) {
+        throw new IllegalArgumentException("capacity must be set (at least 1)");
+      }
+      return new WaitingRoom(this);
+    }
+
+    private Builder add(Consumer<WaitingRoom> setting) {
+      settings.add(setting);
+      return this;
+    }
+
+    private void apply(WaitingRoom room) {
+      settings.forEach(s -> s.accept(room));
+    }
+  }
+}

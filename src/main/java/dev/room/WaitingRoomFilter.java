@@ -1,0 +1,362 @@
+package dev.room;
+
+import dev.room.spi.Outcome;
+import dev.room.spi.Tokens;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * Puts a {@link WaitingRoom} in front of a servlet application.
+ *
+ * <p>Every {@code REQUEST} dispatch the filter is mapped to is gated: it runs at once while a slot
+ * is free and nobody waits; otherwise the client gets a ticket (the {@code room_ticket} cookie) and
+ * the waiting page, which polls {@code GET <status-path>} and reloads into the application when its
+ * turn comes. Requests that prefer {@code application/json} to HTML get the status JSON (with 503
+ * and {@code Retry-After}) instead of the page. A slot is held until the response completes,
+ * including requests that go asynchronous.
+ *
+ * <p><b>Installing.</b> Programmatically, {@code new WaitingRoomFilter(room)} in embedded Jetty or
+ * Tomcat, or in a Spring Boot {@code FilterRegistrationBean}; or in {@code web.xml} with the no-arg
+ * constructor and init-params. Register it with {@code asyncSupported=true}. Either way the filter
+ * publishes its room as the ServletContext attribute {@value WaitingRoom#CONTEXT_ATTRIBUTE} so the
+ * application can reach the admin API. Any number of filters may share one room.
+ *
+ * <p><b>Init-params.</b> Filter-level, honoured by both constructors: {@code status-path} (default
+ * {@value #DEFAULT_STATUS_PATH}) and {@code bypass-paths} (comma-separated path prefixes matched by
+ * whole segments: {@code /ws} bypasses {@code /ws} and {@code /ws/x}, not {@code /wsx}).
+ * Room-level, read by the no-arg constructor only: {@code capacity} (required, unless another
+ * filter already published a room in this context, which this one then shares), {@code token-ttl},
+ * {@code reaper-interval}, {@code first-poll-grace}, {@code offer-timeout}, {@code pass-duration}
+ * (ISO-8601 such as {@code PT5M}, or a bare number of seconds), {@code max-queue-depth}, {@code
+ * queue-full-status}, {@code secure-cookie}, {@code cookie-path}, {@code cookie-domain}, {@code
+ * skip-url}. A bad value stops the application from starting, with a message naming it.
+ *
+ * <p><b>Bypassing.</b> Keep long-lived connections (WebSockets, server-sent events), static assets
+ * and payment webhooks out of the room with {@code bypass-paths} or {@link #bypass(Predicate)}: a
+ * gated request holds its slot for as long as it runs.
+ */
+public final class WaitingRoomFilter implements Filter {
+  /** The default path of the status endpoint. */
+  public static final String DEFAULT_STATUS_PATH = "/queue/status";
+
+  private static final byte[] QUEUE_FULL_HTML =
+      ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Too busy</title>"
+              + "</head><body><h1>We are very busy</h1><p>The line is full right now. Please try"
+              + " again in a few minutes.</p></body></html>")
+          .getBytes(StandardCharsets.UTF_8);
+
+  private WaitingRoom room;
+  private boolean ownsRoom;
+  private String statusPath = DEFAULT_STATUS_PATH;
+  private final List<String> bypassPaths = new ArrayList<>();
+  private volatile Predicate<HttpServletRequest> bypass = r -> false;
+
+  /** For {@code web.xml}: the room is built from init-params in {@link #init}. */
+  public WaitingRoomFilter() {}
+
+  /** Gates requests with {@code room}, as configured. */
+  public WaitingRoomFilter(WaitingRoom room) {
+    this.room = Objects.requireNonNull(room, "room");
+  }
+
+  /** Lets requests matching {@code predicate} pass ungated, in addition to any earlier ones. */
+  public WaitingRoomFilter bypass(Predicate<HttpServletRequest> predicate) {
+    Objects.requireNonNull(predicate, "predicate");
+    Predicate<HttpServletRequest> earlier = bypass;
+    bypass = earlier.or(predicate);
+    return this;
+  }
+
+  /** Lets requests under these path prefixes pass ungated (whole segments). */
+  public WaitingRoomFilter bypassPaths(String... prefixes) {
+    for (String p : prefixes) {
+      bypassPaths.add(FilterConfigReader.path("bypass-paths", p));
+    }
+    return this;
+  }
+
+  /** Serves the status endpoint at {@code path} instead of {@value #DEFAULT_STATUS_PATH}. */
+  public WaitingRoomFilter statusPath(String path) {
+    statusPath = FilterConfigReader.path("status-path", path);
+    return this;
+  }
+
+  /** The room this filter gates with; null before {@link #init} for a {@code web.xml} filter. */
+  public WaitingRoom room() {
+    return room;
+  }
+
+  @Override
+  public void init(FilterConfig config) throws ServletException {
+    try {
+      configure(config);
+    } catch (IllegalArgumentException e) {
+      throw new ServletException(
+          "WaitingRoomFilter " + config.getFilterName() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void configure(FilterConfig config) throws ServletException {
+    FilterConfigReader params = new FilterConfigReader(config);
+    String sp = params.string("status-path");
+    if (sp != null) {
+      statusPath(sp);
+    }
+    String bp = params.string("bypass-paths");
+    if (bp != null) {
+      for (String p : bp.split(",")) {
+        if (!p.isBlank()) {
+          bypassPaths(p.strip());
+        }
+      }
+    }
+    ServletContext ctx = config.getServletContext();
+    Object published = ctx.getAttribute(WaitingRoom.CONTEXT_ATTRIBUTE);
+    if (room == null) {
+      if (params.string("capacity") == null && published instanceof WaitingRoom shared) {
+        room = shared;
+      } else {
+        room = params.buildRoom();
+        ownsRoom = true;
+      }
+    }
+    if (published == null) {
+      ctx.setAttribute(WaitingRoom.CONTEXT_ATTRIBUTE, room);
+    }
+  }
+
+  @Override
+  public void destroy() {
+    if (ownsRoom) {
+      room.close();
+    }
+  }
+
+  @Override
+  public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+      throws IOException, ServletException {
+    if (!(request instanceof HttpServletRequest req)
+        || !(response instanceof HttpServletResponse res)
+        || request.getDispatcherType() != DispatcherType.REQUEST) {
+      chain.doFilter(request, response);
+      return;
+    }
+    String path = path(req);
+    if (path.equals(statusPath)) {
+      StatusEndpoint.handle(room, req, res);
+      return;
+    }
+    if (bypassed(path) || bypass.test(req)) {
+      chain.doFilter(req, res);
+      return;
+    }
+    admit(req, res, chain);
+  }
+
+  private void admit(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
+      throws IOException, ServletException {
+    WaitingRoom r = room;
+    String ticket = Cookies.read(req, Cookies.TICKET);
+    boolean stale = ticket != null && !ticket.isEmpty();
+    if (stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0) {
+      long o = r.claim(Tokens.hi(ticket), Tokens.lo(ticket), r.clock().millis());
+      int kind = Outcome.kind(o);
+      if (kind == Outcome.ADMITTED) {
+        run(r, req, res, chain);
+        return;
+      }
+      if (kind == Outcome.WAITING) {
+        waiting(r, req, res, ticket, Outcome.position(o), o);
+        return;
+      }
+    }
+    if (r.tryEnter()) {
+      run(r, req, res, chain);
+      return;
+    }
+    Function<HttpServletRequest, String> keyFn = r.web().clientKeyFunction;
+    String clientKey = keyFn == null ? "" : Checks.clientKey(keyFn.apply(req));
+    String pass = Cookies.read(req, Cookies.PASS);
+    boolean hasPass = pass != null && r.hasValidPass(pass);
+    long o;
+    String token;
+    do {
+      long[] t = Tokens.generate();
+      token = Tokens.format(t[0], t[1]);
+      o = r.arrive(t[0], t[1], token, clientKey, hasPass, stale);
+    } while (Outcome.kind(o) == Outcome.UNKNOWN);
+    switch (Outcome.kind(o)) {
+      case Outcome.ADMITTED -> run(r, req, res, chain);
+      case Outcome.REJECTED -> queueFull(r, req, res);
+      default -> waiting(r, req, res, token, Outcome.position(o), o);
+    }
+  }
+
+  /** Runs the application holding a slot; gives it back exactly once when the response is done. */
+  private static void run(
+      WaitingRoom r, HttpServletRequest req, HttpServletResponse res, FilterChain chain)
+      throws IOException, ServletException {
+    try {
+      chain.doFilter(req, res);
+    } finally {
+      if (req.isAsyncStarted()) {
+        SlotRelease release = new SlotRelease(r);
+        try {
+          req.getAsyncContext().addListener(release);
+        } catch (IllegalStateException completedMeanwhile) {
+          release.run();
+        }
+      } else {
+        r.exit();
+      }
+    }
+  }
+
+  private void waiting(
+      WaitingRoom r,
+      HttpServletRequest req,
+      HttpServletResponse res,
+      String token,
+      long position,
+      long outcome)
+      throws IOException {
+    Cookies.sendTicket(res, r, token);
+    res.setHeader("Cache-Control", "no-store");
+    if (prefersJson(req)) {
+      res.setHeader("Retry-After", "3");
+      StatusEndpoint.write(res, 503, StatusEndpoint.body(r, req, outcome));
+      return;
+    }
+    String statusUrl = req.getContextPath() + statusPath;
+    byte[] page = r.web().page.render(position, r.web().skipUrl, statusUrl, Cookies.PROBE);
+    res.setStatus(200);
+    res.setContentType("text/html;charset=utf-8");
+    res.setContentLength(page.length);
+    res.getOutputStream().write(page);
+  }
+
+  private static void queueFull(WaitingRoom r, HttpServletRequest req, HttpServletResponse res)
+      throws IOException {
+    res.setHeader("Retry-After", "30");
+    res.setHeader("Cache-Control", "no-store");
+    int status = r.queueFullStatus();
+    if (prefersJson(req)) {
+      StatusEndpoint.write(res, status, "{\"ready\":false,\"queue_full\":true}");
+      return;
+    }
+    res.setStatus(status);
+    res.setContentType("text/html;charset=utf-8");
+    res.setContentLength(QUEUE_FULL_HTML.length);
+    res.getOutputStream().write(QUEUE_FULL_HTML);
+  }
+
+  /** Whether the Accept header ranks application/json above text/html. */
+  static boolean prefersJson(HttpServletRequest req) {
+    String accept = req.getHeader("Accept");
+    if (accept == null || !accept.contains("json")) {
+      return false;
+    }
+    double json = -1;
+    double html = -1;
+    for (String part : accept.split(",")) {
+      String[] f = part.split(";");
+      String type = f[0].strip().toLowerCase(java.util.Locale.ROOT);
+      double q = 1;
+      for (int i = 1; i < f.length; i++) {
+        String p = f[i].strip();
+        if (p.startsWith("q=")) {
+          try {
+            q = Double.parseDouble(p.substring(2));
+          } catch (NumberFormatException e) {
+            q = 0;
+          }
+        }
+      }
+      if (type.equals("application/json") || type.endsWith("+json")) {
+        json = Math.max(json, q);
+      } else if (type.equals("text/html")) {
+        html = Math.max(html, q);
+      }
+    }
+    return json > 0 && json > html;
+  }
+
+  private boolean bypassed(String path) {
+    for (String prefix : bypassPaths) {
+      if (path.startsWith(prefix)
+          && (path.length() == prefix.length()
+              || path.charAt(prefix.length()) == '/'
+              || prefix.endsWith("/"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The decoded, normalised path within the context: what the container dispatches on. */
+  private static String path(HttpServletRequest req) {
+    String servletPath = req.getServletPath();
+    String info = req.getPathInfo();
+    String p = info == null ? servletPath : servletPath + info;
+    return p.isEmpty() ? "/" : p;
+  }
+
+  /** Gives one slot back, once, whichever of complete, error or timeout comes first. */
+  private static final class SlotRelease implements AsyncListener, Runnable {
+    private final WaitingRoom room;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    SlotRelease(WaitingRoom room) {
+      this.room = room;
+    }
+
+    @Override
+    public void run() {
+      if (released.compareAndSet(false, true)) {
+        room.exit();
+      }
+    }
+
+    @Override
+    public void onComplete(AsyncEvent event) {
+      run();
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+      run();
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+      run();
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+      AsyncContext ctx = event.getAsyncContext();
+      if (ctx != null) {
+        ctx.addListener(this);
+      }
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package dev.room.engine;
+
+import dev.room.Event;
+import dev.room.Snapshot;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers events to handlers on one daemon thread, off the request path.
+ *
+ * <p>The queue is bounded: when a handler is too slow to keep up, further events are dropped and
+ * counted rather than holding requests or growing the heap. A throwing handler is logged once per
+ * event type and otherwise ignored. Callers ask {@link #listening} first so no snapshot is built
+ * for an event nobody wants.
+ */
+public final class EventBus implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);
+  private static final int QUEUE_LIMIT = 65_536;
+
+  private final AtomicReferenceArray<Consumer<Snapshot>> handlers =
+      new AtomicReferenceArray<>(Event.values().length);
+  private final boolean[] failureLogged = new boolean[Event.values().length];
+  private final BlockingQueue<Snapshot> queue = new ArrayBlockingQueue<>(QUEUE_LIMIT);
+  private final AtomicLong dropped = new AtomicLong();
+  private final Thread worker;
+  private volatile boolean closed;
+
+  public EventBus(String name) {
+    worker = new Thread(this::run, "room-events" + (name.isEmpty() ? "" : "-" + name));
+    worker.setDaemon(true);
+    worker.start();
+  }
+
+  /** Registers {@code handler} for {@code event}, replacing any earlier one. */
+  public void on(Event event, Consumer<Snapshot> handler) {
+    handlers.set(event.ordinal(), handler);
+  }
+
+  public void off(Event event) {
+    handlers.set(event.ordinal(), null);
+  }
+
+  public boolean listening(Event event) {
+    return handlers.get(event.ordinal()) != null;
+  }
+
+  /** Queues {@code s} for delivery; never blocks. */
+  public void publish(Snapshot s) {
+    if (closed || !queue.offer(s)) {
+      if (dropped.getAndIncrement() == 0) {
+        LOG.warn("room event handlers are not keeping up; dropping events (counted in dropped())");
+      }
+    }
+  }
+
+  /** Events dropped because the handlers fell behind or the bus was closed. */
+  public long dropped() {
+    return dropped.get();
+  }
+
+  /** Waits until every queued event has been handed to its handler, for tests and shutdown. */
+  public boolean awaitIdle(long timeoutMillis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    synchronized (this) {
+      while (!queue.isEmpty() || delivering) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+    }
+    return true;
+  }
+
+  private boolean delivering;
+
+  @Override
+  public void close() {
+    closed = true;
+    worker.interrupt();
+  }
+
+  private void run() {
+    while (!closed) {
+      Snapshot s;
+      try {
+        s = queue.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      synchronized (this) {
+        delivering = true;
+      }
+      deliver(s);
+      synchronized (this) {
+        delivering = false;
+        notifyAll();
+      }
+    }
+  }
+
+  private void deliver(Snapshot s) {
+    Consumer<Snapshot> h = handlers.get(s.event().ordinal());
+    if (h == null) {
+      return;
+    }
+    try {
+      h.accept(s);
+    } catch (RuntimeException | Error e) {
+      int i = s.event().ordinal();
+      if (!failureLogged[i]) {
+        failureLogged[i] = true;
+        LOG.warn("room event handler for {} threw; further failures are not logged", s.event(), e);
+      }
+    }
+  }
+}

@@ -1,0 +1,567 @@
+package dev.room.engine;
+
+import dev.room.TicketInfo;
+import dev.room.TokenNotFoundException;
+import dev.room.spi.Line;
+import dev.room.spi.Move;
+import dev.room.spi.Outcome;
+import dev.room.spi.Policy;
+import dev.room.spi.Tokens;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
+
+/**
+ * The default line: one process, one lock, no allocation on a status poll.
+ *
+ * <p>Implementation notes. State: a {@link SlotGate} (free slots), a {@link LineIndex} of waiting
+ * tickets in line order, a list of ready tickets (each holding one reserved slot) and a {@link
+ * TokenTable} from token to ticket. A ticket lives in the token table while it is WAITING or READY;
+ * leaving it (admission or retirement) is the single atomic step that ends it, so admission racing
+ * eviction accounts for the ticket exactly once.
+ *
+ * <p>Invariant: while anyone waits there is no free slot, apart from the instant between a release
+ * and its rebalance. Every path that frees a slot releases it and then, when someone waits,
+ * rebalances under the lock (hands slots to the first waiters); every path that queues a ticket
+ * publishes the new waiting count before trying the gate. One of the two always sees the other, so
+ * a slot never sits free while the line waits. The fast path takes a slot without the lock only
+ * when nobody waits, so it never passes a waiting client.
+ *
+ * <p>Retiring a waiting ticket removes it from the index, so everyone behind moves up at once and
+ * the window never has to skip it later (the role of the Go version's ghost ledger). Retiring a
+ * ready ticket returns its reserved slot, which moves the window at once.
+ *
+ * <p>Lock order: this line's lock, then the gate's monitor (resize only). Listeners and user
+ * predicates never run under the lock.
+ */
+public final class InMemoryLine implements Line {
+  private static final int SCAN_CHUNK = 4096;
+  private static final int SNAPSHOT_CHUNK = 512;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final SlotGate gate;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final LineIndex index = new LineIndex();
+  private final TokenTable tokens = new TokenTable();
+  private final ConcurrentHashMap<PassKey, Long> passes = new ConcurrentHashMap<>();
+
+  private Ticket readyHead;
+  private Ticket readyTail;
+  private long counter;
+  private volatile long waitingCount;
+  private volatile long readyCount;
+  private volatile boolean used;
+
+  public InMemoryLine(int capacity) {
+    this.gate = new SlotGate(capacity);
+  }
+
+  @Override
+  public int capacity() {
+    return gate.capacity();
+  }
+
+  @Override
+  public void setCapacity(int capacity, long now) {
+    lock.lock();
+    try {
+      if (gate.resize(capacity) > 0) {
+        rebalance(now);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  @Override
+  public int freeSlots() {
+    return gate.available();
+  }
+
+  @Override
+  public long waiting() {
+    return waitingCount;
+  }
+
+  @Override
+  public long ready() {
+    return readyCount;
+  }
+
+  @Override
+  public boolean used() {
+    return used;
+  }
+
+  @Override
+  public boolean tryEnter() {
+    if (waitingCount != 0 || !gate.tryAcquire()) {
+      return false;
+    }
+    inFlight.incrementAndGet();
+    if (!used) {
+      used = true;
+    }
+    return true;
+  }
+
+  @Override
+  public void exit(long now) {
+    inFlight.decrementAndGet();
+    gate.release();
+    if (waitingCount != 0) {
+      lock.lock();
+      try {
+        rebalance(now);
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  @Override
+  public long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy p) {
+    lock.lock();
+    try {
+      used = true;
+      if (p.maxQueueDepth() > 0 && waitingCount >= p.maxQueueDepth()) {
+        return Outcome.of(Outcome.REJECTED, 0, 0);
+      }
+      Ticket t = new Ticket(hi, lo, ++counter);
+      if (!tokens.add(t)) {
+        return Outcome.of(Outcome.UNKNOWN, 0, 0); // a 2^-128 collision: the caller retries
+      }
+      t.issuedAt = now;
+      t.lastActivity = now;
+      t.cookiesSentAt = now;
+      t.clientKey = clientKey;
+      t.hasPass = toFront;
+      Ticket front = toFront ? index.groupAt(1) : null;
+      if (front != null) {
+        t.band = front.band;
+        t.place = front.place;
+        t.promoted = true;
+      } else {
+        t.place = t.number;
+      }
+      t.order = t.number;
+      t.state = Ticket.WAITING;
+      index.insert(t);
+      waitingCount++;
+      rebalance(now);
+      if (t.state == Ticket.READY) {
+        admitReady(t);
+        return Outcome.of(Outcome.ADMITTED, 0, 0);
+      }
+      return Outcome.of(Outcome.WAITING, index.position(t), front != null ? Outcome.PROMOTED : 0);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public long poll(long hi, long lo, long now, Policy p) {
+    lock.lock();
+    try {
+      Ticket t = tokens.get(hi, lo);
+      if (t == null) {
+        return Outcome.of(Outcome.UNKNOWN, 0, 0);
+      }
+      if (expired(t, now, p)) {
+        return retireExpired(t, now);
+      }
+      long flags = 0;
+      if (t.polled && now - t.lastPoll < p.pollInterval()) {
+        flags |= Outcome.RATE_LIMITED;
+      } else {
+        t.lastPoll = now;
+        t.polled = true;
+      }
+      t.lastActivity = now;
+      t.seen = true;
+      if (now - t.cookiesSentAt >= p.cookieRefresh()) {
+        t.cookiesSentAt = now;
+        flags |= Outcome.REFRESH_COOKIES;
+      }
+      if (t.state == Ticket.READY) {
+        if (!t.told) {
+          t.told = true;
+          t.readyAt = now; // the claim deadline runs from when the client learns of it
+        }
+        return Outcome.of(Outcome.READY, 0, flags);
+      }
+      return Outcome.of(Outcome.WAITING, index.position(t), flags);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public long claim(long hi, long lo, long now, Policy p) {
+    lock.lock();
+    try {
+      Ticket t = tokens.get(hi, lo);
+      if (t == null) {
+        return Outcome.of(Outcome.UNKNOWN, 0, 0);
+      }
+      if (expired(t, now, p)) {
+        return retireExpired(t, now);
+      }
+      if (t.state == Ticket.READY) {
+        admitReady(t);
+        return Outcome.of(Outcome.ADMITTED, 0, 0);
+      }
+      t.lastActivity = now;
+      t.seen = true;
+      t.cookiesSentAt = now;
+      return Outcome.of(Outcome.WAITING, index.position(t), 0);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean remove(long hi, long lo, long now) {
+    lock.lock();
+    try {
+      Ticket t = tokens.get(hi, lo);
+      if (t == null) {
+        return false;
+      }
+      retire(t, now);
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public int removeIf(Predicate<TicketInfo> match, long now) {
+    List<Ticket> candidates = new ArrayList<>();
+    List<TicketInfo> infos = new ArrayList<>();
+    snapshot(candidates, infos);
+    List<Ticket> chosen = new ArrayList<>();
+    for (int i = 0; i < infos.size(); i++) {
+      if (match.test(infos.get(i))) {
+        chosen.add(candidates.get(i));
+      }
+    }
+    int removed = 0;
+    for (int from = 0; from < chosen.size(); from += SNAPSHOT_CHUNK) {
+      lock.lock();
+      try {
+        for (Ticket t : chosen.subList(from, Math.min(chosen.size(), from + SNAPSHOT_CHUNK))) {
+          if (t.state != Ticket.GONE && tokens.get(t.hi, t.lo) == t) {
+            retire(t, now);
+            removed++;
+          }
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    return removed;
+  }
+
+  @Override
+  public Move promote(long hi, long lo, long target) {
+    lock.lock();
+    try {
+      Ticket t = waitingTicket(hi, lo);
+      long from = index.position(t);
+      if (target >= from) {
+        return new Move(from, from, waitingCount);
+      }
+      Ticket occupant = index.groupAt(target);
+      index.remove(t);
+      t.band = occupant.band;
+      t.place = occupant.place;
+      t.order = ++counter;
+      t.promoted = true;
+      index.insert(t);
+      return new Move(from, index.position(t), waitingCount);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public Move quote(long hi, long lo, long target) {
+    lock.lock();
+    try {
+      Ticket t = waitingTicket(hi, lo);
+      long from = index.position(t);
+      return new Move(from, Math.min(from, target), waitingCount);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean rank(long hi, long lo, int rank) {
+    lock.lock();
+    try {
+      Ticket t = waitingTicket(hi, lo);
+      t.rank = rank;
+      if (rank <= t.band) {
+        return false;
+      }
+      index.remove(t);
+      t.band = rank;
+      t.place = ++counter;
+      t.order = t.place;
+      index.insert(t);
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public List<TicketInfo> queue(int limit) {
+    List<TicketInfo> out = new ArrayList<>(Math.min(limit, 1024));
+    if (limit <= 0) {
+      return out;
+    }
+    lock.lock();
+    try {
+      for (Ticket r = readyHead; r != null && out.size() < limit; r = r.right) {
+        out.add(info(r, 0));
+      }
+      long[] position = {0};
+      index.forEach(
+          limit - out.size(),
+          t -> {
+            if (t.head) {
+              position[0]++;
+            }
+            out.add(info(t, position[0]));
+          });
+      return out;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public TicketInfo ticket(long hi, long lo) {
+    lock.lock();
+    try {
+      Ticket t = tokens.get(hi, lo);
+      if (t == null) {
+        return null;
+      }
+      return info(t, t.state == Ticket.READY ? 0 : index.position(t));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public int[] evict(long now, Policy p) {
+    int evicted = 0;
+    int timedOut = 0;
+    List<Ticket> expired = new ArrayList<>();
+    int length = Integer.MAX_VALUE;
+    for (int from = 0; from < length; from += SCAN_CHUNK) {
+      lock.lock();
+      try {
+        expired.clear();
+        length =
+            tokens.scan(
+                from,
+                from + SCAN_CHUNK,
+                t -> {
+                  if (expired(t, now, p)) {
+                    expired.add(t);
+                  }
+                });
+        for (Ticket t : expired) {
+          if (t.state == Ticket.READY) {
+            timedOut++;
+          } else {
+            evicted++;
+          }
+          retire(t, now);
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    return new int[] {evicted, timedOut};
+  }
+
+  @Override
+  public void grantPass(long hi, long lo, long expiresAt) {
+    passes.put(new PassKey(hi, lo), expiresAt);
+  }
+
+  @Override
+  public long passExpiry(long hi, long lo) {
+    Long e = passes.get(new PassKey(hi, lo));
+    return e == null ? 0 : e;
+  }
+
+  @Override
+  public int sweepPasses(long now) {
+    int before = passes.size();
+    passes.values().removeIf(expiresAt -> expiresAt <= now);
+    return Math.max(0, before - passes.size());
+  }
+
+  @Override
+  public void close() {}
+
+  /** Hands free slots to the first waiters. Caller holds the lock. */
+  private void rebalance(long now) {
+    while (waitingCount > 0 && gate.tryAcquire()) {
+      Ticket t = index.first();
+      index.remove(t);
+      waitingCount--;
+      t.state = Ticket.READY;
+      t.readyAt = now;
+      t.left = readyTail;
+      t.right = null;
+      if (readyTail == null) {
+        readyHead = t;
+      } else {
+        readyTail.right = t;
+      }
+      readyTail = t;
+      readyCount++;
+    }
+  }
+
+  /** Turns a ready ticket's reserved slot into an admission. Caller holds the lock. */
+  private void admitReady(Ticket t) {
+    tokens.remove(t);
+    unlinkReady(t);
+    t.state = Ticket.GONE;
+    inFlight.incrementAndGet();
+  }
+
+  /** Ends a ticket that will never be admitted. Caller holds the lock. */
+  private void retire(Ticket t, long now) {
+    tokens.remove(t);
+    if (t.state == Ticket.WAITING) {
+      index.remove(t);
+      waitingCount--;
+      t.state = Ticket.GONE;
+    } else if (t.state == Ticket.READY) {
+      unlinkReady(t);
+      t.state = Ticket.GONE;
+      gate.release();
+      rebalance(now);
+    }
+  }
+
+  private long retireExpired(Ticket t, long now) {
+    long flag = t.state == Ticket.READY ? Outcome.TIMED_OUT : Outcome.EVICTED;
+    retire(t, now);
+    return Outcome.of(Outcome.UNKNOWN, 0, flag);
+  }
+
+  private void unlinkReady(Ticket t) {
+    if (t.left == null) {
+      readyHead = t.right;
+    } else {
+      t.left.right = t.right;
+    }
+    if (t.right == null) {
+      readyTail = t.left;
+    } else {
+      t.right.left = t.left;
+    }
+    t.left = null;
+    t.right = null;
+    readyCount--;
+  }
+
+  private static boolean expired(Ticket t, long now, Policy p) {
+    if (t.state == Ticket.READY && now - t.readyAt >= p.readyTimeout()) {
+      return true;
+    }
+    return p.expired(now, t.lastActivity, t.issuedAt, t.seen);
+  }
+
+  private Ticket waitingTicket(long hi, long lo) {
+    Ticket t = tokens.get(hi, lo);
+    if (t == null) {
+      throw new TokenNotFoundException();
+    }
+    if (t.state != Ticket.WAITING) {
+      throw new IllegalStateException("the client was already told it is ready");
+    }
+    return t;
+  }
+
+  /** Copies every live ticket and its info, a chunk per lock hold so polls never stall long. */
+  private void snapshot(List<Ticket> tickets, List<TicketInfo> infos) {
+    lock.lock();
+    try {
+      for (Ticket r = readyHead; r != null; r = r.right) {
+        tickets.add(r);
+        infos.add(info(r, 0));
+      }
+    } finally {
+      lock.unlock();
+    }
+    Ticket after = null;
+    while (true) {
+      lock.lock();
+      try {
+        Ticket start = after == null ? index.first() : index.after(after);
+        if (start == null) {
+          return;
+        }
+        long[] position = {index.position(start) - (start.head ? 1 : 0)};
+        Ticket[] last = {null};
+        index.forEachFrom(
+            start,
+            SNAPSHOT_CHUNK,
+            t -> {
+              if (t.head) {
+                position[0]++;
+              }
+              tickets.add(t);
+              infos.add(info(t, position[0]));
+              last[0] = t;
+            });
+        after = keyOf(last[0]);
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  private static Ticket keyOf(Ticket t) {
+    Ticket k = new Ticket(0, 0, 0);
+    k.band = t.band;
+    k.place = t.place;
+    k.order = t.order;
+    return k;
+  }
+
+  private static TicketInfo info(Ticket t, long position) {
+    return new TicketInfo(
+        Tokens.format(t.hi, t.lo),
+        position,
+        t.clientKey == null ? "" : t.clientKey,
+        Instant.ofEpochMilli(t.issuedAt),
+        t.polled ? Instant.ofEpochMilli(t.lastPoll) : null,
+        t.seen,
+        t.hasPass,
+        t.rank);
+  }
+
+  private record PassKey(long hi, long lo) {}
+}

@@ -1,0 +1,2 @@
+/** A drop-in FIFO virtual waiting room for Jakarta Servlet applications. */
+package dev.room;

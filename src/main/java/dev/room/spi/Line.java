@@ -1,0 +1,116 @@
+package dev.room.spi;
+
+import dev.room.TicketInfo;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * The state of one line: its slots, its waiting tickets and its VIP passes.
+ *
+ * <p>Every method is atomic with respect to every other. Tokens are passed as their two 64-bit
+ * halves (see {@link Tokens}); times are epoch milliseconds read by the caller from the room's
+ * clock. Hot-path results are packed {@code long}s decoded by {@link Outcome}.
+ *
+ * <p>Slots are handed over, never raced for: when a slot frees while clients wait, it goes to the
+ * first of them, who becomes ready and keeps it reserved until it comes back or times out. So a
+ * client told it is ready always finds its slot, and a newcomer can take a slot only when nobody
+ * waits.
+ */
+public interface Line extends AutoCloseable {
+
+  /** The number of slots. */
+  int capacity();
+
+  /** Changes the number of slots; growing hands the new slots to waiting clients at once. */
+  void setCapacity(int capacity, long now);
+
+  /** Requests holding a slot now. */
+  int inFlight();
+
+  /** Free slots now (negative after a shrink while slots were held). */
+  int freeSlots();
+
+  /** Tickets waiting (position ≥ 1). */
+  long waiting();
+
+  /** Tickets told they are ready and not yet back. */
+  long ready();
+
+  /** Whether any slot has ever been taken or any ticket issued. */
+  boolean used();
+
+  /**
+   * Takes a slot if nobody waits and one is free. Never blocks. On success the caller must call
+   * {@link #exit(long)} exactly once.
+   */
+  boolean tryEnter();
+
+  /** Gives a slot back; hands it to the first waiting client if there is one. */
+  void exit(long now);
+
+  /**
+   * Queues a new ticket. Returns {@link Outcome#ADMITTED} (the caller holds a slot and the token
+   * was not stored), {@link Outcome#WAITING} with its position, or {@link Outcome#REJECTED} when
+   * the line is at {@link Policy#maxQueueDepth()}.
+   *
+   * @param toFront whether the arrival carries a valid VIP pass and joins the front group
+   */
+  long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy policy);
+
+  /** A status poll: keeps the ticket alive and reports where it stands. */
+  long poll(long hi, long lo, long now, Policy policy);
+
+  /**
+   * A returning client: claims the reserved slot of a ready ticket ({@link Outcome#ADMITTED}; the
+   * caller then holds a slot), or reports the position of a waiting one.
+   */
+  long claim(long hi, long lo, long now, Policy policy);
+
+  /** Retires one ticket; false when it is not in line. */
+  boolean remove(long hi, long lo, long now);
+
+  /** Retires every ticket that {@code match} selects; the predicate runs outside the lock. */
+  int removeIf(Predicate<TicketInfo> match, long now);
+
+  /**
+   * Moves a waiting ticket to {@code target}, tying with the client there and behind any client
+   * already tied there. A target at or behind the ticket's position moves nothing.
+   *
+   * @throws dev.room.TokenNotFoundException when the token is not in line
+   * @throws IllegalStateException when the ticket was already told it is ready
+   */
+  Move promote(long hi, long lo, long target);
+
+  /**
+   * Records a rank; moves the ticket ahead of every lower rank when it rose above the band it waits
+   * in. Returns whether it moved.
+   */
+  boolean rank(long hi, long lo, int rank);
+
+  /** The position a ticket would reach if promoted now, without moving it. */
+  Move quote(long hi, long lo, long target);
+
+  /** The first {@code limit} clients in line, ready ones first. */
+  List<TicketInfo> queue(int limit);
+
+  /** One client, or null. */
+  TicketInfo ticket(long hi, long lo);
+
+  /**
+   * One reaper pass: retires expired and never-seen tickets and ready clients that did not come
+   * back. Returns {evicted, timedOut}.
+   */
+  int[] evict(long now, Policy policy);
+
+  /** Records a VIP pass valid until {@code expiresAt}. */
+  void grantPass(long hi, long lo, long expiresAt);
+
+  /** The expiry of a pass, or 0 when unknown. */
+  long passExpiry(long hi, long lo);
+
+  /** Forgets passes expired at {@code now}; returns how many. */
+  int sweepPasses(long now);
+
+  @Override
+  void close();
+}

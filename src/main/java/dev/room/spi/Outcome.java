@@ -1,0 +1,60 @@
+package dev.room.spi;
+
+/**
+ * Decodes the {@code long} that a line's hot-path operations return.
+ *
+ * <p>Polls and arrivals happen tens of thousands of times a second, so their result is packed into
+ * one primitive instead of an object: a kind, a position and a few flags.
+ */
+public final class Outcome {
+  /** The token is not in the line: unknown, expired, removed or already admitted. */
+  public static final int UNKNOWN = 0;
+
+  /** The ticket waits; {@link #position} is its place (1 = next). */
+  public static final int WAITING = 1;
+
+  /** The ticket has been told it is ready and holds a reserved slot. */
+  public static final int READY = 2;
+
+  /** The caller now holds a slot and must give it back with {@link Line#exit(long)}. */
+  public static final int ADMITTED = 3;
+
+  /** The line is at its maximum depth; the arrival was turned away. */
+  public static final int REJECTED = 4;
+
+  /** The poll came sooner than the poll interval; the ticket was kept alive. */
+  public static final long RATE_LIMITED = 1L << 48;
+
+  /** The caller should re-send the client's cookies. */
+  public static final long REFRESH_COOKIES = 1L << 49;
+
+  /** The ticket was found expired by this call and retired. */
+  public static final long EVICTED = 1L << 50;
+
+  /** The ticket was a ready client that never came back and was retired by this call. */
+  public static final long TIMED_OUT = 1L << 51;
+
+  /** The arrival was promoted to the front by a VIP pass. */
+  public static final long PROMOTED = 1L << 52;
+
+  private static final long POSITION_MASK = (1L << 40) - 1;
+
+  private Outcome() {}
+
+  /** Packs a kind, a position and flags. */
+  public static long of(int kind, long position, long flags) {
+    return ((long) kind << 40) | (position & POSITION_MASK) | flags;
+  }
+
+  public static int kind(long outcome) {
+    return (int) ((outcome >>> 40) & 0xF);
+  }
+
+  public static long position(long outcome) {
+    return outcome & POSITION_MASK;
+  }
+
+  public static boolean has(long outcome, long flag) {
+    return (outcome & flag) != 0;
+  }
+}
