@@ -5,14 +5,20 @@ import dev.room.engine.InMemoryLine;
 import dev.room.engine.Reaper;
 import dev.room.engine.Smoother;
 import dev.room.spi.Line;
+import dev.room.spi.LineEntry;
 import dev.room.spi.Move;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
 import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -406,6 +412,77 @@ public final class WaitingRoom implements AutoCloseable {
     long[] t = Tokens.generate();
     line.grantPass(t[0], t[1], clock.millis() + d.toMillis());
     return Tokens.format(t[0], t[1]);
+  }
+
+  // ── Persistence ──────────────────────────────────────────────────────
+
+  /**
+   * Writes the line (tickets in order, with tokens, ranks, promotions, client keys and timestamps,
+   * and the VIP passes with their expiry) as versioned JSON. The output holds bearer tokens: write
+   * it to a file only its owner can read. Export after the server has stopped serving for an exact
+   * snapshot.
+   */
+  public void exportTo(OutputStream out) throws IOException {
+    LineFormat.write(line, Objects.requireNonNull(out, "out"), clock.millis());
+  }
+
+  /**
+   * Restores a line written by {@link #exportTo}, all or nothing, before the room serves traffic.
+   * Call the setters first: tickets that had expired under this room's TTL and first-poll grace
+   * when they were exported are dropped. The downtime is not charged against anyone (their TTL and
+   * grace restart now), passes keep their real expiry, each client's cookies are re-sent on its
+   * first poll, and the first {@code capacity} clients in line are ready at once.
+   *
+   * @throws IllegalStateException when the room has already served traffic or imported a line
+   * @throws ImportFormatException when the input is malformed, truncated or of an unknown version;
+   *     the room is then left exactly as it was
+   */
+  public ImportStats importFrom(InputStream in) throws IOException {
+    Objects.requireNonNull(in, "in");
+    if (line.used()) {
+      throw new IllegalStateException("import must run before the room serves any traffic");
+    }
+    long now = clock.millis();
+    Policy p = policy;
+    try (LineFormat.Reader reader = new LineFormat.Reader(in)) {
+      int[] counts = new int[3]; // dropped, passes kept, passes expired
+      Iterator<LineEntry> tickets =
+          Filtered.of(
+              reader.tickets(),
+              e -> {
+                if (p.expired(reader.exportedAt, e.lastActivity(), e.issuedAt(), e.seen())) {
+                  counts[0]++;
+                  return null;
+                }
+                return new LineEntry(
+                    e.hi(),
+                    e.lo(),
+                    e.band(),
+                    e.place(),
+                    e.order(),
+                    e.rank(),
+                    e.seen() ? e.issuedAt() : now,
+                    now,
+                    e.lastPoll(),
+                    e.seen(),
+                    e.hasPass(),
+                    e.ready(),
+                    e.clientKey());
+              });
+      Iterator<long[]> passes =
+          Filtered.of(
+              reader.passes(),
+              pass -> {
+                counts[pass[2] > now ? 1 : 2]++;
+                return pass[2] > now ? pass : null;
+              });
+      int restored = line.restore(tickets, passes, now);
+      return new ImportStats(restored, counts[0], counts[1], counts[2]);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    } catch (IllegalArgumentException e) {
+      throw new ImportFormatException("invalid export: " + e.getMessage(), e);
+    }
   }
 
   // ── Events ─────────────────────────────────────────────────────────────

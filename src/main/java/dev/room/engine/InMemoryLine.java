@@ -3,16 +3,19 @@ package dev.room.engine;
 import dev.room.TicketInfo;
 import dev.room.TokenNotFoundException;
 import dev.room.spi.Line;
+import dev.room.spi.LineEntry;
 import dev.room.spi.Move;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -45,8 +48,8 @@ public final class InMemoryLine implements Line {
   private final ReentrantLock lock = new ReentrantLock();
   private final SlotGate gate;
   private final AtomicInteger inFlight = new AtomicInteger();
-  private final LineIndex index = new LineIndex();
-  private final TokenTable tokens = new TokenTable();
+  private LineIndex index = new LineIndex();
+  private TokenTable tokens = new TokenTable();
   private final ConcurrentHashMap<PassKey, Long> passes = new ConcurrentHashMap<>();
 
   private Ticket readyHead;
@@ -188,7 +191,8 @@ public final class InMemoryLine implements Line {
       }
       t.lastActivity = now;
       t.seen = true;
-      if (now - t.cookiesSentAt >= p.cookieRefresh()) {
+      if (t.resend || now - t.cookiesSentAt >= p.cookieRefresh()) {
+        t.resend = false;
         t.cookiesSentAt = now;
         flags |= Outcome.REFRESH_COOKIES;
       }
@@ -419,7 +423,132 @@ public final class InMemoryLine implements Line {
   }
 
   @Override
+  public void export(Consumer<LineEntry> sink, Consumer<long[]> passSink) {
+    List<LineEntry> chunk = new ArrayList<>(SNAPSHOT_CHUNK);
+    lock.lock();
+    try {
+      for (Ticket r = readyHead; r != null; r = r.right) {
+        chunk.add(entry(r, true));
+      }
+    } finally {
+      lock.unlock();
+    }
+    chunk.forEach(sink);
+    Ticket after = null;
+    while (true) {
+      chunk.clear();
+      lock.lock();
+      try {
+        Ticket start = after == null ? index.first() : index.after(after);
+        if (start == null) {
+          break;
+        }
+        Ticket[] last = {null};
+        index.forEachFrom(
+            start,
+            SNAPSHOT_CHUNK,
+            t -> {
+              chunk.add(entry(t, false));
+              last[0] = t;
+            });
+        after = keyOf(last[0]);
+      } finally {
+        lock.unlock();
+      }
+      chunk.forEach(sink);
+    }
+    passes.forEach((k, expiresAt) -> passSink.accept(new long[] {k.hi(), k.lo(), expiresAt}));
+  }
+
+  @Override
+  public int restore(Iterator<LineEntry> entries, Iterator<long[]> passList, long now) {
+    if (used) {
+      throw new IllegalStateException("the line has already been used");
+    }
+    TokenTable newTokens = new TokenTable();
+    LineIndex newIndex = new LineIndex();
+    Ticket previous = null;
+    long maxKey = 0;
+    long readyOrder = 0;
+    while (entries.hasNext()) {
+      LineEntry e = entries.next();
+      Ticket t = new Ticket(e.hi(), e.lo(), 0);
+      if (e.ready()) {
+        t.band = Integer.MAX_VALUE;
+        t.place = ++readyOrder;
+        t.order = t.place;
+      } else {
+        t.band = e.band();
+        t.place = e.place();
+        t.order = e.order();
+      }
+      if (previous != null && previous.compareTo(t) >= 0) {
+        throw new IllegalArgumentException("tickets are not in line order");
+      }
+      if (!newTokens.add(t)) {
+        throw new IllegalArgumentException("duplicate token");
+      }
+      t.rank = e.rank();
+      t.issuedAt = e.issuedAt();
+      t.lastActivity = e.lastActivity();
+      t.polled = e.lastPoll() != Long.MIN_VALUE;
+      t.lastPoll = t.polled ? e.lastPoll() : 0;
+      t.seen = e.seen();
+      t.hasPass = e.hasPass();
+      t.promoted = e.band() != 0 || e.place() != e.order();
+      t.clientKey = e.clientKey();
+      t.cookiesSentAt = now;
+      t.resend = true;
+      t.state = Ticket.WAITING;
+      newIndex.insert(t);
+      if (!e.ready()) {
+        maxKey = Math.max(maxKey, Math.max(t.place, t.order));
+      }
+      previous = t;
+    }
+    java.util.Map<PassKey, Long> newPasses = new java.util.HashMap<>();
+    while (passList.hasNext()) {
+      long[] p = passList.next();
+      newPasses.put(new PassKey(p[0], p[1]), p[2]);
+    }
+    lock.lock();
+    try {
+      if (used) {
+        throw new IllegalStateException("the line has already been used");
+      }
+      used = true;
+      tokens = newTokens;
+      index = newIndex;
+      counter = Math.max(counter, maxKey);
+      waitingCount = newIndex.size();
+      passes.clear();
+      passes.putAll(newPasses);
+      rebalance(now);
+      return newTokens.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
   public void close() {}
+
+  private static LineEntry entry(Ticket t, boolean ready) {
+    return new LineEntry(
+        t.hi,
+        t.lo,
+        t.band,
+        t.place,
+        t.order,
+        t.rank,
+        t.issuedAt,
+        t.lastActivity,
+        t.polled ? t.lastPoll : Long.MIN_VALUE,
+        t.seen,
+        t.hasPass,
+        ready,
+        t.clientKey == null ? "" : t.clientKey);
+  }
 
   /** Hands free slots to the first waiters. Caller holds the lock. */
   private void rebalance(long now) {

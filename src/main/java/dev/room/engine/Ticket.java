@@ -40,6 +40,7 @@ final class Ticket {
   boolean hasPass;
   boolean promoted;
   boolean told;
+  boolean resend;
 
   // Treap links and aggregates, maintained by LineIndex.
   Ticket left;

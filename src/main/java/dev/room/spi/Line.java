@@ -1,7 +1,9 @@
 package dev.room.spi;
 
 import dev.room.TicketInfo;
+import java.util.Iterator;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -110,6 +112,22 @@ public interface Line extends AutoCloseable {
 
   /** Forgets passes expired at {@code now}; returns how many. */
   int sweepPasses(long now);
+
+  /**
+   * Streams every ticket to {@code tickets} in line order (ready ones first) and every pass to
+   * {@code passes} as {token hi, token lo, expiresAt}. Reads in chunks, so traffic is not held up;
+   * export after serving has stopped for an exact snapshot.
+   */
+  void export(Consumer<LineEntry> tickets, Consumer<long[]> passes);
+
+  /**
+   * Replaces an unused line with {@code tickets} (in line order) and {@code passes}, all or
+   * nothing: if either iterator throws, the line is left as it was. Then hands free slots to the
+   * first in line. Returns the number of tickets restored.
+   *
+   * @throws IllegalStateException when the line has already been used
+   */
+  int restore(Iterator<LineEntry> tickets, Iterator<long[]> passes, long now);
 
   @Override
   void close();

@@ -1,0 +1,323 @@
+package dev.room;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import dev.room.spi.Line;
+import dev.room.spi.LineEntry;
+import dev.room.spi.Tokens;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * The export format, version 1: one JSON object, streamed in both directions.
+ *
+ * <pre>{@code
+ * {"format":"dev.room/line","version":1,"exported_at_ms":...,"capacity":...,
+ *  "tickets":[{"token":"<32 hex>","band":0,"place":7,"order":7,"rank":0,
+ *              "issued_at_ms":...,"last_activity_ms":...,"last_poll_ms":...|null,
+ *              "seen":true,"has_pass":false,"ready":false,"client_key":""}, ...],
+ *  "passes":[{"token":"<32 hex>","expires_at_ms":...}, ...],
+ *  "ticket_count":N,"pass_count":M}
+ * }</pre>
+ *
+ * Tickets are in line order. Fields appear in this order and every one is required; anything else,
+ * a count that does not match, or trailing data is a format error, so a truncated or edited file is
+ * refused rather than half-read.
+ */
+final class LineFormat {
+  static final String FORMAT = "dev.room/line";
+  static final int VERSION = 1;
+
+  private static final JsonFactory JSON =
+      JsonFactory.builder()
+          .streamReadConstraints(
+              StreamReadConstraints.builder().maxStringLength(4096).maxNestingDepth(4).build())
+          .build();
+
+  private LineFormat() {}
+
+  static void write(Line line, OutputStream out, long now) throws IOException {
+    try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+      g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      g.writeStartObject();
+      g.writeStringField("format", FORMAT);
+      g.writeNumberField("version", VERSION);
+      g.writeNumberField("exported_at_ms", now);
+      g.writeNumberField("capacity", line.capacity());
+      g.writeArrayFieldStart("tickets");
+      long[] tickets = {0};
+      List<long[]> passes = new ArrayList<>();
+      try {
+        line.export(
+            e -> {
+              writeTicket(g, e);
+              tickets[0]++;
+            },
+            passes::add);
+      } catch (UncheckedIOException e) {
+        throw e.getCause();
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("passes");
+      for (long[] pass : passes) {
+        g.writeStartObject();
+        g.writeStringField("token", Tokens.format(pass[0], pass[1]));
+        g.writeNumberField("expires_at_ms", pass[2]);
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      long[] counts = {tickets[0], passes.size()};
+      g.writeNumberField("ticket_count", counts[0]);
+      g.writeNumberField("pass_count", counts[1]);
+      g.writeEndObject();
+    }
+    out.flush();
+  }
+
+  private static void writeTicket(JsonGenerator g, LineEntry e) {
+    try {
+      g.writeStartObject();
+      g.writeStringField("token", Tokens.format(e.hi(), e.lo()));
+      g.writeNumberField("band", e.band());
+      g.writeNumberField("place", e.place());
+      g.writeNumberField("order", e.order());
+      g.writeNumberField("rank", e.rank());
+      g.writeNumberField("issued_at_ms", e.issuedAt());
+      g.writeNumberField("last_activity_ms", e.lastActivity());
+      g.writeFieldName("last_poll_ms");
+      if (e.lastPoll() == Long.MIN_VALUE) {
+        g.writeNull();
+      } else {
+        g.writeNumber(e.lastPoll());
+      }
+      g.writeBooleanField("seen", e.seen());
+      g.writeBooleanField("has_pass", e.hasPass());
+      g.writeBooleanField("ready", e.ready());
+      g.writeStringField("client_key", e.clientKey());
+      g.writeEndObject();
+    } catch (IOException x) {
+      throw new UncheckedIOException(x);
+    }
+  }
+
+  /** A streaming reader: the header eagerly, tickets and passes lazily, the trailer last. */
+  static final class Reader implements AutoCloseable {
+    private final JsonParser p;
+    final long exportedAt;
+    final int capacity;
+    private long ticketsRead;
+    private long passesRead;
+
+    Reader(InputStream in) throws IOException {
+      JsonParser parser;
+      try {
+        parser = JSON.createParser(in);
+        parser.disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
+        expect(parser.nextToken(), JsonToken.START_OBJECT, "an object");
+        this.p = parser;
+        expectString("format", FORMAT);
+        long version = number("version");
+        if (version != VERSION) {
+          throw new ImportFormatException("unsupported export version " + version);
+        }
+        exportedAt = number("exported_at_ms");
+        long cap = number("capacity");
+        if (cap < 1 || cap > Integer.MAX_VALUE) {
+          throw new ImportFormatException("capacity out of range: " + cap);
+        }
+        capacity = (int) cap;
+        field("tickets");
+        expect(p.nextToken(), JsonToken.START_ARRAY, "an array of tickets");
+      } catch (ImportFormatException e) {
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        throw new ImportFormatException("not a room export: " + e.getMessage(), e);
+      }
+    }
+
+    /** Tickets in file order; throws UncheckedIOException wrapping ImportFormatException. */
+    Iterator<LineEntry> tickets() {
+      return new Lazy<>() {
+        @Override
+        LineEntry read() throws IOException {
+          JsonToken t = p.nextToken();
+          if (t == JsonToken.END_ARRAY) {
+            field("passes");
+            expect(p.nextToken(), JsonToken.START_ARRAY, "an array of passes");
+            return null;
+          }
+          expect(t, JsonToken.START_OBJECT, "a ticket object");
+          String token = token("token");
+          long band = number("band");
+          long place = number("place");
+          long order = number("order");
+          long rank = number("rank");
+          long issuedAt = number("issued_at_ms");
+          long lastActivity = number("last_activity_ms");
+          field("last_poll_ms");
+          JsonToken lp = p.nextToken();
+          long lastPoll;
+          if (lp == JsonToken.VALUE_NULL) {
+            lastPoll = Long.MIN_VALUE;
+          } else {
+            expect(lp, JsonToken.VALUE_NUMBER_INT, "a whole number for last_poll_ms");
+            lastPoll = p.getLongValue();
+          }
+          boolean seen = bool("seen");
+          boolean hasPass = bool("has_pass");
+          boolean ready = bool("ready");
+          String clientKey = string("client_key");
+          expect(p.nextToken(), JsonToken.END_OBJECT, "the end of a ticket");
+          if (band < 0 || band > Integer.MAX_VALUE - 1 || rank < 0 || rank > Integer.MAX_VALUE) {
+            throw new ImportFormatException("band or rank out of range");
+          }
+          if (place < 0 || order < 0) {
+            throw new ImportFormatException("place and order must not be negative");
+          }
+          if (!Checks.clientKey(clientKey).equals(clientKey)) {
+            throw new ImportFormatException("client_key longer than 256 bytes");
+          }
+          ticketsRead++;
+          return new LineEntry(
+              Tokens.hi(token),
+              Tokens.lo(token),
+              (int) band,
+              place,
+              order,
+              (int) rank,
+              issuedAt,
+              lastActivity,
+              lastPoll,
+              seen,
+              hasPass,
+              ready,
+              clientKey);
+        }
+      };
+    }
+
+    /** Passes as {hi, lo, expiresAt}; reading the last one also checks the trailer. */
+    Iterator<long[]> passes() {
+      return new Lazy<>() {
+        @Override
+        long[] read() throws IOException {
+          JsonToken t = p.nextToken();
+          if (t == JsonToken.END_ARRAY) {
+            if (number("ticket_count") != ticketsRead || number("pass_count") != passesRead) {
+              throw new ImportFormatException("counts do not match: the export is incomplete");
+            }
+            expect(p.nextToken(), JsonToken.END_OBJECT, "the end of the export");
+            if (p.nextToken() != null) {
+              throw new ImportFormatException("trailing data after the export");
+            }
+            return null;
+          }
+          expect(t, JsonToken.START_OBJECT, "a pass object");
+          String token = token("token");
+          long expiresAt = number("expires_at_ms");
+          expect(p.nextToken(), JsonToken.END_OBJECT, "the end of a pass");
+          passesRead++;
+          return new long[] {Tokens.hi(token), Tokens.lo(token), expiresAt};
+        }
+      };
+    }
+
+    @Override
+    public void close() throws IOException {
+      p.close();
+    }
+
+    private void field(String name) throws IOException {
+      JsonToken t = p.nextToken();
+      if (t != JsonToken.FIELD_NAME || !name.equals(p.currentName())) {
+        throw new ImportFormatException("expected field '" + name + "'");
+      }
+    }
+
+    private long number(String name) throws IOException {
+      field(name);
+      expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT, "a whole number for " + name);
+      return p.getLongValue();
+    }
+
+    private boolean bool(String name) throws IOException {
+      field(name);
+      JsonToken t = p.nextToken();
+      if (t != JsonToken.VALUE_TRUE && t != JsonToken.VALUE_FALSE) {
+        throw new ImportFormatException("expected true or false for " + name);
+      }
+      return t == JsonToken.VALUE_TRUE;
+    }
+
+    private String string(String name) throws IOException {
+      field(name);
+      expect(p.nextToken(), JsonToken.VALUE_STRING, "a string for " + name);
+      return p.getText();
+    }
+
+    private String token(String name) throws IOException {
+      String s = string(name);
+      if (!Tokens.valid(s)) {
+        throw new ImportFormatException("malformed token");
+      }
+      return s;
+    }
+
+    private void expectString(String name, String value) throws IOException {
+      if (!value.equals(string(name))) {
+        throw new ImportFormatException("not a room export (" + name + ")");
+      }
+    }
+
+    private static void expect(JsonToken actual, JsonToken wanted, String what)
+        throws ImportFormatException {
+      if (actual != wanted) {
+        throw new ImportFormatException("expected " + what + ", found " + actual);
+      }
+    }
+  }
+
+  /** An iterator over items read on demand; {@code read} returns null at the end. */
+  private abstract static class Lazy<T> implements Iterator<T> {
+    private T next;
+    private boolean done;
+
+    abstract T read() throws IOException;
+
+    @Override
+    public boolean hasNext() {
+      if (next == null && !done) {
+        try {
+          next = read();
+        } catch (ImportFormatException e) {
+          throw new UncheckedIOException(e);
+        } catch (IOException | RuntimeException e) {
+          throw new UncheckedIOException(
+              new ImportFormatException("malformed export: " + e.getMessage(), e));
+        }
+        done = next == null;
+      }
+      return next != null;
+    }
+
+    @Override
+    public T next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      T t = next;
+      next = null;
+      return t;
+    }
+  }
+}
