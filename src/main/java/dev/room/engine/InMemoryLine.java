@@ -550,6 +550,44 @@ public final class InMemoryLine implements Line {
         t.clientKey == null ? "" : t.clientKey);
   }
 
+  /**
+   * Checks the line's invariants; for tests, at quiescent points (no request mid-flight).
+   *
+   * @throws IllegalStateException naming the first invariant that does not hold
+   */
+  public void checkInvariants() {
+    lock.lock();
+    try {
+      long ready = 0;
+      for (Ticket r = readyHead; r != null; r = r.right) {
+        require(r.state == Ticket.READY, "ready list holds a ticket that is not READY");
+        require(tokens.get(r.hi, r.lo) == r, "a ready ticket is missing from the token store");
+        ready++;
+      }
+      require(ready == readyCount, "ready count " + readyCount + " != ready list " + ready);
+      require(
+          index.size() == waitingCount, "index " + index.size() + " != waiting " + waitingCount);
+      require(tokens.size() == waitingCount + readyCount, "token store size mismatch");
+      index.forEach(
+          Integer.MAX_VALUE,
+          t -> require(t.state == Ticket.WAITING && tokens.get(t.hi, t.lo) == t, "bad waiter"));
+      int held = inFlight.get() + (int) readyCount;
+      require(
+          gate.available() == gate.capacity() - held,
+          "free slots " + gate.available() + " != capacity - held " + (gate.capacity() - held));
+      require(waitingCount == 0 || gate.available() <= 0, "a slot is free while clients wait");
+      require(inFlight.get() >= 0, "negative in-flight");
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static void require(boolean ok, String what) {
+    if (!ok) {
+      throw new IllegalStateException("line invariant broken: " + what);
+    }
+  }
+
   /** Hands free slots to the first waiters. Caller holds the lock. */
   private void rebalance(long now) {
     while (waitingCount > 0 && gate.tryAcquire()) {

@@ -1,0 +1,308 @@
+package dev.room.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.room.spi.Move;
+import dev.room.spi.Outcome;
+import dev.room.spi.Policy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Scenario tests of the in-memory line; invariants are checked after each test. */
+class InMemoryLineTest {
+  private static final long TTL = 300_000;
+  private static final long READY_TIMEOUT = 60_000;
+  private static final Policy POLICY = new Policy(TTL, 0, 1000, TTL / 3, READY_TIMEOUT, 0);
+  private static final Policy GRACE = new Policy(TTL, 30_000, 1000, TTL / 3, READY_TIMEOUT, 0);
+
+  // Near overflow, to flush out arithmetic that assumes small timestamps.
+  private long now = Long.MAX_VALUE - 10_000_000_000L;
+  private InMemoryLine line;
+
+  @AfterEach
+  void invariants() {
+    if (line != null) {
+      line.checkInvariants();
+    }
+  }
+
+  private long arrive(long id) {
+    return line.arrive(id, id, "k" + id, false, now, POLICY);
+  }
+
+  private long position(long id) {
+    long o = line.poll(id, id, now, POLICY);
+    return Outcome.kind(o) == Outcome.WAITING ? Outcome.position(o) : -Outcome.kind(o);
+  }
+
+  @Test
+  void fastPathFillsTheRoomThenEveryoneQueuesInOrder() {
+    line = new InMemoryLine(2);
+    assertTrue(line.tryEnter());
+    assertTrue(line.tryEnter());
+    assertFalse(line.tryEnter());
+    assertEquals(Outcome.WAITING, Outcome.kind(arrive(1)));
+    assertEquals(2, Outcome.position(arrive(2)));
+    assertEquals(2, line.waiting());
+    assertEquals(2, line.inFlight());
+  }
+
+  @Test
+  void aFreedSlotIsHandedToTheFirstWaiterAndNoNewcomerCanTakeIt() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    arrive(1);
+    arrive(2);
+    line.exit(now);
+    assertEquals(1, line.ready());
+    assertFalse(line.tryEnter(), "the slot is reserved for ticket 1");
+    assertEquals(Outcome.WAITING, Outcome.kind(arrive(3)));
+    assertEquals(Outcome.READY, Outcome.kind(line.poll(1, 1, now, POLICY)));
+    assertEquals(1, position(2));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(line.claim(1, 1, now, POLICY)));
+    assertEquals(Outcome.UNKNOWN, Outcome.kind(line.claim(1, 1, now, POLICY)), "claimed once");
+    assertEquals(1, line.inFlight());
+  }
+
+  /** Regression for the Go v1.2.1 freeze: abandoned ready tickets must not cost a slot. */
+  @Test
+  void capacityOneKeepsMovingWhenClientsAbandonTheMomentTheyAreTold() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    for (long id = 1; id <= 20; id++) {
+      arrive(id);
+    }
+    line.exit(now);
+    for (long id = 1; id <= 20; id++) {
+      assertEquals(Outcome.READY, Outcome.kind(line.poll(id, id, now, POLICY)), "ticket " + id);
+      // ...and the client vanishes. Everyone behind it keeps polling.
+      for (long behind = id + 1; behind <= 20; behind++) {
+        line.poll(behind, behind, now, POLICY);
+      }
+      now += READY_TIMEOUT;
+      int[] r = line.evict(now, POLICY);
+      assertEquals(1, r[1], "one ready client timed out");
+      line.checkInvariants();
+    }
+    assertEquals(0, line.waiting() + line.ready());
+    assertTrue(line.tryEnter(), "the line still moves: a newcomer gets the slot at once");
+  }
+
+  @Test
+  void pollsKeepATicketAliveAndSilenceExpiresIt() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    arrive(1);
+    arrive(2);
+    for (int i = 0; i < 10; i++) {
+      now += TTL - 1000;
+      line.poll(1, 1, now, POLICY);
+    }
+    assertEquals(1, position(1));
+    assertEquals(Outcome.UNKNOWN, Outcome.kind(line.poll(2, 2, now, POLICY)));
+    assertEquals(1, line.waiting());
+  }
+
+  @Test
+  void firstPollGraceReclaimsClientsThatNeverComeBack() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    line.arrive(1, 1, "", false, now, GRACE);
+    line.arrive(2, 2, "", false, now, GRACE);
+    now += 10_000;
+    line.poll(2, 2, now, GRACE);
+    now += 25_000;
+    int[] r = line.evict(now, GRACE);
+    assertEquals(1, r[0]);
+    assertEquals(1, Outcome.position(line.poll(2, 2, now, GRACE)), "2 moved up");
+  }
+
+  @Test
+  void aGraceAtOrAboveTheTtlNeverFiresBeforeTheTtl() {
+    Policy p = new Policy(60_000, 120_000, 1000, 20_000, READY_TIMEOUT, 0);
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    line.arrive(1, 1, "", false, now, p);
+    now += 59_999;
+    assertEquals(0, line.evict(now, p)[0]);
+    now += 1;
+    assertEquals(1, line.evict(now, p)[0]);
+  }
+
+  @Test
+  void pollsFasterThanOncePerSecondAreLimitedButKeepTheTicketAlive() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    arrive(1);
+    long first = line.poll(1, 1, now, POLICY);
+    assertFalse(Outcome.has(first, Outcome.RATE_LIMITED));
+    now += 500;
+    long second = line.poll(1, 1, now, POLICY);
+    assertTrue(Outcome.has(second, Outcome.RATE_LIMITED));
+    assertEquals(1, Outcome.position(second));
+    now += TTL - 100; // alive only because the limited poll refreshed it
+    assertEquals(Outcome.WAITING, Outcome.kind(line.poll(1, 1, now, POLICY)));
+  }
+
+  @Test
+  void cookiesAreRefreshedAtMostOncePerThirdOfTheTtl() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    arrive(1);
+    int refreshes = 0;
+    for (int i = 0; i < 300; i++) {
+      now += 2000;
+      if (Outcome.has(line.poll(1, 1, now, POLICY), Outcome.REFRESH_COOKIES)) {
+        refreshes++;
+      }
+    }
+    assertEquals(6, refreshes); // 600 s of polling, TTL/3 = 100 s
+  }
+
+  @Test
+  void maxQueueDepthTurnsNewArrivalsAway() {
+    Policy p = new Policy(TTL, 0, 1000, TTL / 3, READY_TIMEOUT, 2);
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    line.arrive(1, 1, "", false, now, p);
+    line.arrive(2, 2, "", false, now, p);
+    assertEquals(Outcome.REJECTED, Outcome.kind(line.arrive(3, 3, "", false, now, p)));
+    assertEquals(2, line.waiting());
+  }
+
+  @Test
+  void growingAdmitsAtOnceAndShrinkingLetsInFlightWorkFinish() {
+    line = new InMemoryLine(2);
+    assertTrue(line.tryEnter());
+    assertTrue(line.tryEnter());
+    for (long id = 1; id <= 4; id++) {
+      arrive(id);
+    }
+    line.setCapacity(4, now);
+    assertEquals(2, line.ready());
+    line.setCapacity(1, now);
+    assertEquals(2, line.inFlight(), "nobody is cut off");
+    line.exit(now);
+    line.exit(now);
+    assertEquals(0, line.ready() - 2, "ready clients keep their reserved slots");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(line.claim(1, 1, now, POLICY)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(line.claim(2, 2, now, POLICY)));
+    line.exit(now);
+    line.exit(now);
+    assertEquals(1, line.ready(), "back to one slot: only ticket 3 is called");
+  }
+
+  @Test
+  void removalMovesEveryoneBehindUpAndNobodyAhead() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    for (long id = 1; id <= 5; id++) {
+      arrive(id);
+    }
+    assertTrue(line.remove(3, 3, now));
+    assertFalse(line.remove(3, 3, now));
+    assertEquals(1, position(1));
+    assertEquals(2, position(2));
+    assertEquals(3, position(4));
+    assertEquals(4, position(5));
+    assertEquals(0, line.ready(), "nobody admitted early");
+  }
+
+  @Test
+  void promotionsLandOnTargetAndLaterPayersTieBehindEarlierOnes() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    for (long id = 1; id <= 10; id++) {
+      arrive(id);
+    }
+    Move a = line.promote(8, 8, 2);
+    assertEquals(new Move(8, 2, 10), a);
+    Move b = line.promote(9, 9, 2);
+    assertEquals(8, b.from(), "the tie ahead of 9 counts as one place");
+    assertEquals(2, b.to());
+    assertEquals(2, position(2));
+    assertEquals(2, position(8));
+    assertEquals(2, position(9));
+    assertEquals(3, position(3));
+    // Intermediate target after earlier promotions, accounting for a removal ahead.
+    assertTrue(line.remove(1, 1, now));
+    assertEquals(1, position(2));
+    Move c = line.promote(10, 10, 2);
+    assertEquals(2, c.to());
+    assertEquals(2, position(3));
+    assertEquals(2, position(10));
+    // Admission order within the tie: the earlier payer first.
+    line.exit(now);
+    assertEquals(Outcome.READY, Outcome.kind(line.poll(2, 2, now, POLICY)));
+    assertFalse(line.tryEnter());
+    assertEquals(1, position(8));
+    assertEquals(1, position(9));
+    assertEquals(new Move(4, 4, 8), line.promote(5, 5, 9), "a target behind is a no-op");
+  }
+
+  @Test
+  void readyTicketsCannotBePromotedOrRanked() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    arrive(2);
+    arrive(3);
+    line.exit(now);
+    assertThrows(IllegalStateException.class, () -> line.promote(2, 2, 1));
+    assertThrows(IllegalStateException.class, () -> line.rank(2, 2, 3));
+  }
+
+  @Test
+  void ranksInsertStrictlyAndEqualRanksKeepTheOrderTheyWereRanked() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    for (long id = 1; id <= 6; id++) {
+      arrive(id);
+    }
+    assertTrue(line.rank(5, 5, 2));
+    assertEquals(1, position(5));
+    assertEquals(2, position(1), "everyone passed moves back exactly one");
+    assertEquals(5, position(4));
+    assertEquals(6, position(6));
+    assertTrue(line.rank(3, 3, 2));
+    assertEquals(2, position(3), "equal rank: behind the one ranked earlier");
+    assertTrue(line.rank(6, 6, 1));
+    assertEquals(3, position(6), "lower rank: behind higher ranks, ahead of the rest");
+    assertFalse(line.rank(5, 5, 0), "lowering is recorded, not applied");
+    assertEquals(1, position(5));
+    arrive(7);
+    assertEquals(7, position(7), "new arrivals join behind ranked clients");
+  }
+
+  @Test
+  void aVipPassJoinsTheFrontGroup() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    arrive(1);
+    arrive(2);
+    long o = line.arrive(3, 3, "", true, now, POLICY);
+    assertTrue(Outcome.has(o, Outcome.PROMOTED));
+    assertEquals(1, Outcome.position(o));
+    assertEquals(2, position(2));
+  }
+
+  @Test
+  void queueListsReadyClientsFirstThenTheLineInOrder() {
+    line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    for (long id = 1; id <= 4; id++) {
+      arrive(id);
+    }
+    line.exit(now);
+    var q = line.queue(3);
+    assertEquals(3, q.size());
+    assertEquals(0, q.get(0).position());
+    assertEquals(1, q.get(1).position());
+    assertEquals(2, q.get(2).position());
+    assertEquals("k2", q.get(1).clientKey());
+    assertEquals(2, line.removeIf(t -> t.position() >= 2, now));
+    assertEquals(2, line.queue(10).size());
+  }
+}

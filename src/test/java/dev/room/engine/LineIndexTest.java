@@ -1,0 +1,112 @@
+package dev.room.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The treap against a sorted list: positions with ties, selection, iteration, removal. */
+class LineIndexTest {
+
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3, 42, 1234567})
+  void matchesASortedListUnderRandomOperations(long seed) {
+    Random rnd = new Random(seed);
+    LineIndex index = new LineIndex();
+    List<Ticket> model = new ArrayList<>();
+    long counter = 0;
+    for (int step = 0; step < 3000; step++) {
+      int op = rnd.nextInt(10);
+      if (op < 5 || model.isEmpty()) {
+        Ticket t = new Ticket(rnd.nextLong(), rnd.nextLong(), ++counter);
+        if (!model.isEmpty() && rnd.nextInt(4) == 0) {
+          Ticket tieWith = model.get(rnd.nextInt(model.size()));
+          t.band = tieWith.band;
+          t.place = tieWith.place;
+        } else {
+          t.band = rnd.nextInt(6) == 0 ? rnd.nextInt(3) + 1 : 0;
+          t.place = counter;
+        }
+        t.order = counter;
+        index.insert(t);
+        model.add(t);
+        model.sort(LineIndexTest::compare);
+      } else {
+        Ticket t = model.remove(rnd.nextInt(model.size()));
+        index.remove(t);
+      }
+      if (step % 50 == 0) {
+        check(index, model);
+      }
+    }
+    check(index, model);
+  }
+
+  @Test
+  void tiedTicketsShareAPositionAndTheNextMemberInheritsHeadship() {
+    LineIndex index = new LineIndex();
+    Ticket a = ticket(1, 0, 1, 1);
+    Ticket b = ticket(2, 0, 2, 2);
+    Ticket c = ticket(3, 0, 2, 3); // tied with b
+    Ticket d = ticket(4, 0, 4, 4);
+    for (Ticket t : List.of(a, b, c, d)) {
+      index.insert(t);
+    }
+    assertEquals(1, index.position(a));
+    assertEquals(2, index.position(b));
+    assertEquals(2, index.position(c));
+    assertEquals(3, index.position(d));
+    assertSame(b, index.groupAt(2));
+    index.remove(b);
+    assertEquals(2, index.position(c));
+    assertEquals(3, index.position(d));
+    assertSame(c, index.groupAt(2));
+    assertNull(index.groupAt(4));
+  }
+
+  private static Ticket ticket(long id, int band, long place, long order) {
+    Ticket t = new Ticket(id, id, id);
+    t.band = band;
+    t.place = place;
+    t.order = order;
+    return t;
+  }
+
+  private static int compare(Ticket a, Ticket b) {
+    return a.compareTo(b);
+  }
+
+  private static void check(LineIndex index, List<Ticket> model) {
+    assertEquals(model.size(), index.size());
+    List<Ticket> inOrder = new ArrayList<>();
+    index.forEach(Integer.MAX_VALUE, inOrder::add);
+    assertEquals(model, inOrder);
+    long position = 0;
+    Ticket previous = null;
+    for (Ticket t : model) {
+      if (!t.sameGroup(previous)) {
+        position++;
+        assertSame(t, index.groupAt(position), "head of group " + position);
+      }
+      assertEquals(position, index.position(t));
+      previous = t;
+    }
+    assertEquals(position, index.groups());
+    if (!model.isEmpty()) {
+      int from = model.size() / 2;
+      List<Ticket> tail = new ArrayList<>();
+      index.forEachFrom(model.get(from), 7, tail::add);
+      assertEquals(model.subList(from, Math.min(model.size(), from + 7)), tail);
+      Ticket after = index.after(model.get(from));
+      assertEquals(from + 1 < model.size() ? model.get(from + 1) : null, after);
+    }
+    model.sort(Comparator.comparing(t -> t, LineIndexTest::compare));
+  }
+}

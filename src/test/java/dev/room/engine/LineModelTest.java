@@ -1,0 +1,226 @@
+package dev.room.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.room.TicketInfo;
+import dev.room.TokenNotFoundException;
+import dev.room.spi.Move;
+import dev.room.spi.Outcome;
+import dev.room.spi.Policy;
+import dev.room.spi.Tokens;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Property test: random sequences of arrive / exit / claim / remove / promote / rank / VIP arrival,
+ * checked after every step against a plain list-of-groups model. Positions must be a gap-free 1..n
+ * in {@code queue()} order, tied clients equal, and everything must match the model.
+ */
+class LineModelTest {
+  private static final Policy POLICY = new Policy(300_000, 0, 1000, 100_000, 60_000, 0);
+
+  /** The model: ready tickets, then groups of tied waiting tickets with their band. */
+  private static final class Model {
+    final int capacity;
+    int inFlight;
+    final List<Long> ready = new ArrayList<>();
+    final List<List<Long>> groups = new ArrayList<>();
+    final List<Integer> bands = new ArrayList<>();
+
+    Model(int capacity) {
+      this.capacity = capacity;
+    }
+
+    int free() {
+      return capacity - inFlight - ready.size();
+    }
+
+    int waiting() {
+      return groups.stream().mapToInt(List::size).sum();
+    }
+
+    void rebalance() {
+      while (!groups.isEmpty() && free() > 0) {
+        List<Long> g = groups.get(0);
+        ready.add(g.remove(0));
+        if (g.isEmpty()) {
+          groups.remove(0);
+          bands.remove(0);
+        }
+      }
+    }
+
+    int groupOf(long id) {
+      for (int i = 0; i < groups.size(); i++) {
+        if (groups.get(i).contains(id)) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    void removeWaiting(long id) {
+      int g = groupOf(id);
+      groups.get(g).remove(id);
+      if (groups.get(g).isEmpty()) {
+        groups.remove(g);
+        bands.remove(g);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {1, 7, 99, 2024, 31337, 8675309})
+  void randomOperationsMatchTheModel(long seed) {
+    Random rnd = new Random(seed);
+    int capacity = 1 + rnd.nextInt(4);
+    InMemoryLine line = new InMemoryLine(capacity);
+    Model m = new Model(capacity);
+    List<Long> known = new ArrayList<>();
+    long now = 1_000_000;
+    long nextId = 1;
+    for (int step = 0; step < 2500; step++) {
+      now += 10;
+      int op = rnd.nextInt(100);
+      if (op < 30) { // arrival (sometimes with a VIP pass)
+        long id = nextId++;
+        boolean vip = rnd.nextInt(10) == 0;
+        long o = line.arrive(id, id, "", vip, now, POLICY);
+        if (m.groups.isEmpty() && m.free() > 0) {
+          assertEquals(Outcome.ADMITTED, Outcome.kind(o));
+          m.inFlight++;
+        } else {
+          assertEquals(Outcome.WAITING, Outcome.kind(o), "step " + step);
+          if (vip && !m.groups.isEmpty()) {
+            m.groups.get(0).add(id);
+          } else {
+            m.groups.add(new ArrayList<>(List.of(id)));
+            m.bands.add(0);
+          }
+          known.add(id);
+        }
+      } else if (op < 45 && m.inFlight > 0) { // a request completes
+        line.exit(now);
+        m.inFlight--;
+        m.rebalance();
+      } else if (op < 60 && !m.ready.isEmpty()) { // a ready client comes back
+        long id = m.ready.remove(rnd.nextInt(m.ready.size()));
+        assertEquals(Outcome.ADMITTED, Outcome.kind(line.claim(id, id, now, POLICY)));
+        m.inFlight++;
+      } else if (op < 70 && !known.isEmpty()) { // removal (may be gone already)
+        long id = known.get(rnd.nextInt(known.size()));
+        boolean inModel = m.ready.contains(id) || m.groupOf(id) >= 0;
+        assertEquals(inModel, line.remove(id, id, now));
+        if (m.ready.remove(id)) {
+          m.rebalance();
+        } else if (inModel) {
+          m.removeWaiting(id);
+        }
+      } else if (op < 85 && !m.groups.isEmpty()) { // promotion
+        long id = pickWaiting(m, rnd);
+        int g = m.groupOf(id);
+        long target = 1 + rnd.nextInt(m.groups.size());
+        Move mv = line.promote(id, id, target);
+        assertEquals(g + 1, mv.from());
+        if (target < g + 1) {
+          m.removeWaiting(id);
+          m.groups.get((int) target - 1).add(id);
+          assertEquals(target, mv.to());
+        } else {
+          assertEquals(mv.from(), mv.to());
+        }
+      } else if (!m.groups.isEmpty()) { // rank
+        long id = pickWaiting(m, rnd);
+        int rank = rnd.nextInt(4);
+        int g = m.groupOf(id);
+        boolean moves = rank > m.bands.get(g);
+        assertEquals(moves, line.rank(id, id, rank));
+        if (moves) {
+          m.removeWaiting(id);
+          int at = 0;
+          while (at < m.bands.size() && m.bands.get(at) >= rank) {
+            at++;
+          }
+          m.groups.add(at, new ArrayList<>(List.of(id)));
+          m.bands.add(at, rank);
+        }
+      }
+      compare(line, m, step);
+    }
+    // Drain: everyone is admitted in order and the line ends empty.
+    while (m.inFlight > 0 || !m.ready.isEmpty()) {
+      if (!m.ready.isEmpty()) {
+        long id = m.ready.remove(0);
+        assertEquals(Outcome.ADMITTED, Outcome.kind(line.claim(id, id, now, POLICY)));
+        m.inFlight++;
+      }
+      line.exit(now);
+      m.inFlight--;
+      m.rebalance();
+      compare(line, m, -1);
+    }
+    assertEquals(0, line.waiting());
+    assertEquals(0, line.ready());
+    assertTrue(line.tryEnter(), "a newcomer is admitted at once");
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {5, 6})
+  void promotingARemovedTicketNeverResurrectsIt(long seed) {
+    InMemoryLine line = new InMemoryLine(1);
+    assertTrue(line.tryEnter());
+    for (long id = 1; id <= 5; id++) {
+      line.arrive(id, id, "", false, 0, POLICY);
+    }
+    assertTrue(line.remove(3, 3, 0));
+    assertThrows(TokenNotFoundException.class, () -> line.promote(3, 3, 1));
+    assertThrows(TokenNotFoundException.class, () -> line.rank(3, 3, 5));
+    assertEquals(4, line.waiting());
+    line.checkInvariants();
+  }
+
+  private static long pickWaiting(Model m, Random rnd) {
+    List<Long> g = m.groups.get(rnd.nextInt(m.groups.size()));
+    return g.get(rnd.nextInt(g.size()));
+  }
+
+  private static void compare(InMemoryLine line, Model m, int step) {
+    line.checkInvariants();
+    List<TicketInfo> q = line.queue(Integer.MAX_VALUE);
+    List<String> expected = new ArrayList<>();
+    for (long id : m.ready) {
+      expected.add(Tokens.format(id, id) + "@0");
+    }
+    for (int g = 0; g < m.groups.size(); g++) {
+      for (long id : m.groups.get(g)) {
+        expected.add(Tokens.format(id, id) + "@" + (g + 1));
+      }
+    }
+    List<String> actual = new ArrayList<>();
+    long previous = 0;
+    for (TicketInfo t : q) {
+      actual.add(t.token() + "@" + t.position());
+      if (t.position() > 0) {
+        assertTrue(t.position() - previous <= 1 && t.position() >= previous, "gap at " + step);
+        previous = t.position();
+      }
+    }
+    // Ready tickets may be listed in any order the line chose; compare them as a set.
+    assertEquals(m.ready.size(), line.ready(), "ready count at step " + step);
+    assertEquals(
+        expected.subList(m.ready.size(), expected.size()),
+        actual.subList(m.ready.size(), actual.size()),
+        "waiting order at step " + step);
+    assertEquals(
+        new java.util.HashSet<>(expected.subList(0, m.ready.size())),
+        new java.util.HashSet<>(actual.subList(0, m.ready.size())),
+        "ready set at step " + step);
+    assertEquals(m.waiting(), line.waiting());
+    assertEquals(m.inFlight, line.inFlight());
+  }
+}
