@@ -101,6 +101,11 @@ public final class WaitingRoom implements AutoCloseable {
   /** Sets the number of slots (≥ 1). Growing admits waiting clients at once. */
   public void setCapacity(int capacity) {
     line.setCapacity(Checks.capacity(capacity), clock.millis());
+    if (!full && line.freeSlots() <= 0 && line.inFlight() > 0) {
+      full = true;
+      fire(Event.FULL, "", "", false);
+    }
+    drained();
   }
 
   public int capacity() {
@@ -326,6 +331,7 @@ public final class WaitingRoom implements AutoCloseable {
       return false;
     }
     fire(Event.REMOVE, token, "", false);
+    drained();
     return true;
   }
 
@@ -335,6 +341,7 @@ public final class WaitingRoom implements AutoCloseable {
     int n = line.removeIf(match, clock.millis());
     if (n > 0) {
       fire(Event.REMOVE, "", "", false);
+      drained();
     }
     return n;
   }
@@ -374,6 +381,7 @@ public final class WaitingRoom implements AutoCloseable {
       fire(Event.TIMEOUT, "", "", false);
     }
     line.sweepPasses(now);
+    drained();
     return r[0] + r[1];
   }
 
@@ -552,6 +560,11 @@ public final class WaitingRoom implements AutoCloseable {
     if (events.listening(Event.EXIT)) {
       fire(Event.EXIT, "", "", false);
     }
+    drained();
+  }
+
+  /** Fires DRAIN when a slot is free again; called wherever a slot may have been given back. */
+  private void drained() {
     if (full && line.freeSlots() > 0) {
       full = false;
       fire(Event.DRAIN, "", "", false);
@@ -602,6 +615,7 @@ public final class WaitingRoom implements AutoCloseable {
       fire(Event.EVICT, "", "", false);
     } else if (Outcome.has(outcome, Outcome.TIMED_OUT)) {
       fire(Event.TIMEOUT, "", "", false);
+      drained();
     }
   }
 

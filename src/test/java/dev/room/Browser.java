@@ -56,6 +56,7 @@ public final class Browser {
   public void setCookie(String url, String name, String value) {
     HttpCookie c = new HttpCookie(name, value);
     c.setPath("/");
+    c.setDomain(URI.create(url).getHost());
     c.setVersion(0);
     cookies.getCookieStore().add(URI.create(url), c);
   }
