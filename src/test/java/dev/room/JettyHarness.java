@@ -18,10 +18,15 @@ public final class JettyHarness implements AutoCloseable {
   private final ServerConnector connector;
 
   public JettyHarness() {
+    this(0);
+  }
+
+  /** A server on {@code port} (0 = any free port), for restarts that must keep their address. */
+  public JettyHarness(int port) {
     server = new Server();
     connector = new ServerConnector(server);
     connector.setHost("127.0.0.1");
-    connector.setPort(0);
+    connector.setPort(port);
     server.addConnector(connector);
     context = new ServletContextHandler("/");
     server.setHandler(context);
