@@ -17,3 +17,21 @@ format:
 
 clean:
 	$(MVN) clean
+
+# Benchmarks (benchmarks/, issue 6). `bench` is the full run (about 10 min on 2 cores) and writes
+# benchmarks/RESULTS.md and benchmarks/scaling.png; `bench-quick` runs every benchmark once
+# (under 3 min, for CI) and writes benchmarks/target/quick/ so the committed results stay as they are.
+BENCH_JAR = benchmarks/target/benchmarks.jar
+BENCH_MAIN = java -cp $(BENCH_JAR) dev.room.bench.BenchDriver
+.PHONY: bench-jar
+
+bench-jar:
+	$(MVN) -q -DskipTests install
+	$(MVN) -q -f benchmarks/pom.xml package
+
+bench: bench-jar
+	$(BENCH_MAIN) --out benchmarks/RESULTS.md --chart benchmarks/scaling.png --command "make bench"
+
+bench-quick: bench-jar
+	$(BENCH_MAIN) --quick --out benchmarks/target/quick/RESULTS.md \
+	  --chart benchmarks/target/quick/scaling.png --command "make bench-quick"

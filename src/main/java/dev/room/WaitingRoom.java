@@ -495,11 +495,16 @@ public final class WaitingRoom implements AutoCloseable {
 
   // ── Events ─────────────────────────────────────────────────────────────
 
-  /** Registers the handler for {@code event}, replacing any earlier one; runs off the request. */
+  /**
+   * Adds a handler for {@code event}. An event may have any number of handlers (a metrics binder
+   * and the application's own, say); they run in the order added, on the room's event thread, off
+   * the request path. A slow or throwing handler never blocks or breaks admission.
+   */
   public void on(Event event, Consumer<Snapshot> handler) {
     events.on(Objects.requireNonNull(event, "event"), Objects.requireNonNull(handler, "handler"));
   }
 
+  /** Removes every handler for {@code event}, including those a metrics binder added. */
   public void off(Event event) {
     events.off(event);
   }

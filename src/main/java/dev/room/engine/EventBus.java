@@ -2,6 +2,8 @@ package dev.room.engine;
 
 import dev.room.Event;
 import dev.room.Snapshot;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -14,16 +16,20 @@ import org.slf4j.LoggerFactory;
 /**
  * Delivers events to handlers on one daemon thread, off the request path.
  *
- * <p>The queue is bounded: when a handler is too slow to keep up, further events are dropped and
- * counted rather than holding requests or growing the heap. A throwing handler is logged once per
- * event type and otherwise ignored. Callers ask {@link #listening} first so no snapshot is built
- * for an event nobody wants.
+ * <p>Each event has any number of handlers, called in the order they were added. The queue is
+ * bounded: when handlers are too slow to keep up, further events are dropped and counted rather
+ * than holding requests or growing the heap. A throwing handler is logged once per event type and
+ * otherwise ignored; the handlers after it still run. Callers ask {@link #listening} first so no
+ * snapshot is built for an event nobody wants.
+ *
+ * <p>Handler lists are immutable and swapped with compare-and-set, so registration never blocks
+ * delivery and delivery sees either the old list or the new one.
  */
 public final class EventBus implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);
   private static final int QUEUE_LIMIT = 65_536;
 
-  private final AtomicReferenceArray<Consumer<Snapshot>> handlers =
+  private final AtomicReferenceArray<List<Consumer<Snapshot>>> handlers =
       new AtomicReferenceArray<>(Event.values().length);
   private final boolean[] failureLogged = new boolean[Event.values().length];
   private final BlockingQueue<Snapshot> queue = new ArrayBlockingQueue<>(QUEUE_LIMIT);
@@ -37,11 +43,20 @@ public final class EventBus implements AutoCloseable {
     worker.start();
   }
 
-  /** Registers {@code handler} for {@code event}, replacing any earlier one. */
+  /** Adds {@code handler} for {@code event}, after any added earlier. */
   public void on(Event event, Consumer<Snapshot> handler) {
-    handlers.set(event.ordinal(), handler);
+    int i = event.ordinal();
+    while (true) {
+      List<Consumer<Snapshot>> old = handlers.get(i);
+      List<Consumer<Snapshot>> now = new ArrayList<>(old == null ? List.of() : old);
+      now.add(handler);
+      if (handlers.compareAndSet(i, old, List.copyOf(now))) {
+        return;
+      }
+    }
   }
 
+  /** Removes every handler for {@code event}. */
   public void off(Event event) {
     handlers.set(event.ordinal(), null);
   }
@@ -107,17 +122,20 @@ public final class EventBus implements AutoCloseable {
   }
 
   private void deliver(Snapshot s) {
-    Consumer<Snapshot> h = handlers.get(s.event().ordinal());
-    if (h == null) {
+    List<Consumer<Snapshot>> hs = handlers.get(s.event().ordinal());
+    if (hs == null) {
       return;
     }
-    try {
-      h.accept(s);
-    } catch (RuntimeException | Error e) {
-      int i = s.event().ordinal();
-      if (!failureLogged[i]) {
-        failureLogged[i] = true;
-        LOG.warn("room event handler for {} threw; further failures are not logged", s.event(), e);
+    for (Consumer<Snapshot> h : hs) {
+      try {
+        h.accept(s);
+      } catch (RuntimeException | Error e) {
+        int i = s.event().ordinal();
+        if (!failureLogged[i]) {
+          failureLogged[i] = true;
+          LOG.warn(
+              "room event handler for {} threw; further failures are not logged", s.event(), e);
+        }
       }
     }
   }

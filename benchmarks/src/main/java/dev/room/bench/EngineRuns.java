@@ -1,0 +1,137 @@
+package dev.room.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs the JMH engine benchmarks through JMH's Java API and keeps what the report needs.
+ *
+ * <p>Three runs: every steady-state benchmark at 1 thread with the GC profiler, including the
+ * scaling sizes; the same at 2 threads at 100,000 queued; the line-changing single-shot benchmarks
+ * at 1 thread. JMH forks a fresh JVM per benchmark, so runs do not share JIT or heap state.
+ */
+final class EngineRuns {
+  static final String STEADY =
+      "^dev\\.room\\.bench\\.(FastPathBenchmark|StatusLookupBenchmark|GhostPositionBenchmark"
+          + "|QueueReadBenchmark|RoomReadBenchmark)\\.";
+  static final String CHANGES = "^dev\\.room\\.bench\\.LineChangeBenchmark\\.";
+  static final String[] SCALING = {"10000", "100000", "1000000"};
+
+  /**
+   * One benchmark configuration's result.
+   *
+   * @param name {@code Class.method}
+   * @param threads benchmark threads
+   * @param queued the {@code queued} parameter, or 0 when the benchmark has none
+   * @param nanos time per operation over measurement iterations
+   * @param bytesPerOp allocation per operation from the GC profiler, NaN when not measured
+   */
+  record Row(String name, int threads, int queued, Figure nanos, double bytesPerOp) {}
+
+  private final boolean quick;
+  private final Path logDir;
+
+  EngineRuns(boolean quick, Path logDir) {
+    this.quick = quick;
+    this.logDir = logDir;
+  }
+
+  List<Row> runAll() throws RunnerException {
+    List<Row> rows = new ArrayList<>();
+    rows.addAll(steady(1, SCALING));
+    rows.addAll(steady(2, new String[] {"100000"}));
+    rows.addAll(changes());
+    return rows;
+  }
+
+  private List<Row> steady(int threads, String[] queued) throws RunnerException {
+    ChainedOptionsBuilder b =
+        new OptionsBuilder()
+            .include(STEADY)
+            .threads(threads)
+            .param("queued", queued)
+            .addProfiler(GCProfiler.class)
+            .forks(1)
+            .timeUnit(TimeUnit.NANOSECONDS);
+    if (quick) {
+      b.warmupIterations(1)
+          .warmupTime(TimeValue.milliseconds(300))
+          .measurementIterations(2)
+          .measurementTime(TimeValue.milliseconds(200));
+    } else {
+      b.warmupIterations(3)
+          .warmupTime(TimeValue.seconds(1))
+          .measurementIterations(6)
+          .measurementTime(TimeValue.seconds(1));
+    }
+    return run(b, "engine-" + threads + "t", true);
+  }
+
+  private List<Row> changes() throws RunnerException {
+    ChainedOptionsBuilder b =
+        new OptionsBuilder()
+            .include(CHANGES)
+            .threads(1)
+            .forks(1)
+            .timeUnit(TimeUnit.NANOSECONDS)
+            .warmupIterations(quick ? 3 : 15)
+            .measurementIterations(quick ? 2 : 25);
+    return run(b, "engine-changes", false);
+  }
+
+  private List<Row> run(ChainedOptionsBuilder b, String name, boolean gc) throws RunnerException {
+    String log = logDir.resolve(name + ".log").toString();
+    System.out.println("== JMH " + name + " (log: " + log + ")");
+    Collection<RunResult> results = new Runner(b.output(log).build()).run();
+    List<Row> rows = new ArrayList<>();
+    for (RunResult r : results) {
+      String benchmark = r.getParams().getBenchmark();
+      String shortName = benchmark.substring("dev.room.bench.".length());
+      String q = r.getParams().getParam("queued");
+      Figure nanos = figure(r);
+      double bytes = gc ? allocation(r.getSecondaryResults()) : Double.NaN;
+      Row row =
+          new Row(
+              shortName,
+              r.getParams().getThreads(),
+              q == null ? 0 : Integer.parseInt(q),
+              nanos,
+              bytes);
+      System.out.printf(
+          "   %-42s t=%d queued=%-8s %s  %s%n",
+          shortName,
+          row.threads(),
+          q == null ? "-" : q,
+          nanos.timeWithSpread(),
+          Double.isNaN(bytes) ? "" : "%.2f B/op".formatted(bytes));
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private static Figure figure(RunResult r) {
+    var stats = r.getPrimaryResult().getStatistics();
+    return new Figure(stats.getPercentile(50), stats.getMin(), stats.getMax(), (int) stats.getN());
+  }
+
+  private static double allocation(Map<String, ?> secondary) {
+    for (Map.Entry<String, ?> e : secondary.entrySet()) {
+      if (e.getKey().endsWith("gc.alloc.rate.norm") && e.getValue() instanceof Result<?> r) {
+        return r.getScore();
+      }
+    }
+    return Double.NaN;
+  }
+}

@@ -1,0 +1,91 @@
+package dev.room.bench;
+
+import dev.room.engine.InMemoryLine;
+import dev.room.spi.Outcome;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.ThreadParams;
+
+/**
+ * A status poll on the engine: {@code InMemoryLine.poll(hi, lo, now, policy)} with {@code queued}
+ * clients waiting.
+ *
+ * <p>Each call polls a different client, in a fixed random order over all of them, so the token
+ * table and the line index are read the way a crowd of polling browsers reads them (not one hot
+ * ticket in cache). A poll finds the ticket, refreshes its liveness, applies the poll rate limit
+ * and computes its position from the order-statistic index; what the status endpoint adds on top is
+ * HTTP. The goal is no allocation on this path, and a cost that stays flat (logarithmic at worst)
+ * as the line grows: the scaling run sets {@code queued} to 10,000, 100,000 and 1,000,000.
+ *
+ * <pre>
+ * java -jar benchmarks/target/benchmarks.jar StatusLookupBenchmark -p queued=100000 -t 1 -prof gc
+ * java -jar benchmarks/target/benchmarks.jar StatusLookupBenchmark -p queued=10000,100000,1000000
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 6, time = 1)
+public class StatusLookupBenchmark {
+  @Param({"100000"})
+  public int queued;
+
+  private InMemoryLine line;
+  private long[] hi;
+  private long[] lo;
+  private int[] order;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    line = Lines.full();
+    long[][] tokens = Lines.tokens(queued, 0x5EED_0001L);
+    Lines.enqueue(line, tokens, null);
+    hi = tokens[0];
+    lo = tokens[1];
+    order = Shuffle.permutation(queued, 0x5EED_0002L);
+    long last = line.poll(hi[queued - 1], lo[queued - 1], Lines.NOW, Lines.POLICY);
+    Lines.requireWaiting(last, "poll of the last client");
+    if (Outcome.position(last) != queued) {
+      throw new IllegalStateException("last client at " + Outcome.position(last));
+    }
+  }
+
+  /** Where this thread is in the polling order; threads start far apart. */
+  @State(Scope.Thread)
+  public static class Cursor {
+    int next;
+
+    @Setup
+    public void start(ThreadParams threads) {
+      next = threads.getThreadIndex() * 7_919;
+    }
+  }
+
+  /** One status poll of the next client in the order. */
+  @Benchmark
+  public long poll(Cursor cursor) {
+    int[] o = order;
+    int k = cursor.next;
+    if (k >= o.length) {
+      k = 0;
+    }
+    cursor.next = k + 1;
+    int i = o[k];
+    return line.poll(hi[i], lo[i], Lines.NOW, Lines.POLICY);
+  }
+}

@@ -1,0 +1,113 @@
+package dev.room.metrics;
+
+import dev.room.Event;
+import dev.room.WaitingRoom;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Publishes a {@link WaitingRoom}'s state and events to a Micrometer {@link MeterRegistry}.
+ *
+ * <pre>{@code
+ * new RoomMetrics(room).bindTo(registry);          // or a MeterBinder bean in Spring Boot
+ * }</pre>
+ *
+ * <p>Gauges, read when the registry is scraped: {@value #CAPACITY}, {@value #IN_FLIGHT}, {@value
+ * #QUEUE_DEPTH} ({@link WaitingRoom#queueDepth()}), {@value #LIVE_QUEUE_DEPTH} ({@link
+ * WaitingRoom#liveQueueDepth()}), {@value #UTILIZATION} and {@value #UTILIZATION_SMOOTHED}. One
+ * counter, {@value #EVENTS}, tagged {@code event} with the lower-case {@link Event} name ({@code
+ * enter}, {@code queue}, {@code evict}, …). In Prometheus these read {@code room_in_flight}, {@code
+ * room_events_total{event="enter"}} and so on.
+ *
+ * <p>The counters are fed by handlers added with {@link WaitingRoom#on}, so they run on the room's
+ * event thread: they lag the room by the time an event takes to be delivered, and do not count
+ * events the room drops when its handlers fall behind. {@link WaitingRoom#off} removes them along
+ * with the application's handlers for that event. Counting {@code enter} and {@code exit} makes the
+ * room build an event for every admitted request; that is cheap, but not free.
+ *
+ * <p>Micrometer is an optional dependency of {@code room}: this class is only usable when {@code
+ * io.micrometer:micrometer-core} is on the application's class path (or module path).
+ */
+public final class RoomMetrics implements MeterBinder {
+  /** Gauge: the number of slots. */
+  public static final String CAPACITY = "room.capacity";
+
+  /** Gauge: requests holding a slot. */
+  public static final String IN_FLIGHT = "room.in.flight";
+
+  /** Gauge: clients waiting with a position of 1 or more. */
+  public static final String QUEUE_DEPTH = "room.queue.depth";
+
+  /** Gauge: clients holding a ticket, including those told ready and not yet back. */
+  public static final String LIVE_QUEUE_DEPTH = "room.queue.live.depth";
+
+  /** Gauge: in-flight requests ÷ capacity. */
+  public static final String UTILIZATION = "room.utilization";
+
+  /** Gauge: {@link #UTILIZATION} smoothed over about ten seconds. */
+  public static final String UTILIZATION_SMOOTHED = "room.utilization.smoothed";
+
+  /** Counter of events, tagged {@code event}. */
+  public static final String EVENTS = "room.events";
+
+  private final WaitingRoom room;
+  private final Tags tags;
+
+  /** Binds {@code room}'s meters without extra tags. */
+  public RoomMetrics(WaitingRoom room) {
+    this(room, Tags.empty());
+  }
+
+  /** Binds {@code room}'s meters with {@code tags} on each (say, {@code room=checkout}). */
+  public RoomMetrics(WaitingRoom room, Iterable<Tag> tags) {
+    this.room = Objects.requireNonNull(room, "room");
+    this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    gauge(registry, CAPACITY, "The number of slots", WaitingRoom::capacity);
+    gauge(registry, IN_FLIGHT, "Requests holding a slot", WaitingRoom::inFlight);
+    gauge(
+        registry,
+        QUEUE_DEPTH,
+        "Clients waiting with a position of 1 or more",
+        WaitingRoom::queueDepth);
+    gauge(
+        registry,
+        LIVE_QUEUE_DEPTH,
+        "Clients holding a ticket, including those told ready and not yet back",
+        WaitingRoom::liveQueueDepth);
+    gauge(registry, UTILIZATION, "In-flight requests / capacity", WaitingRoom::utilization);
+    gauge(
+        registry,
+        UTILIZATION_SMOOTHED,
+        "In-flight requests / capacity, smoothed over about ten seconds",
+        WaitingRoom::utilizationSmoothed);
+    for (Event e : Event.values()) {
+      Counter counter =
+          Counter.builder(EVENTS)
+              .description("Waiting-room events")
+              .tags(tags)
+              .tag("event", e.name().toLowerCase(Locale.ROOT))
+              .register(registry);
+      room.on(e, snapshot -> counter.increment());
+    }
+  }
+
+  private void gauge(
+      MeterRegistry registry, String name, String description, ToDoubleFunction<WaitingRoom> f) {
+    Gauge.builder(name, room, f)
+        .description(description)
+        .tags(tags)
+        .strongReference(true)
+        .register(registry);
+  }
+}

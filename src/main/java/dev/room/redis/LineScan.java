@@ -1,0 +1,109 @@
+package dev.room.redis;
+
+import dev.room.TicketInfo;
+import dev.room.redis.LuaScripts.Op;
+import dev.room.spi.LineEntry;
+import dev.room.spi.Tokens;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Reads tickets in line order (ready ones first) through the scan script, a chunk per call, so a
+ * long line never holds Redis up. Each chunk is consistent; the whole is not, as with the in-memory
+ * line's snapshots: read after serving has stopped for an exact one.
+ */
+final class LineScan {
+  static final int FIELDS = 14;
+
+  private LineScan() {}
+
+  /** One ticket as the scan and ticket scripts return it. */
+  record Row(
+      String token,
+      long position,
+      int band,
+      long place,
+      long order,
+      int rank,
+      long issuedAt,
+      long lastActivity,
+      long lastPoll,
+      boolean polled,
+      boolean seen,
+      boolean hasPass,
+      String clientKey,
+      long number) {
+
+    static Row of(List<Object> r, int at) {
+      return new Row(
+          (String) r.get(at),
+          num(r, at + 1),
+          (int) num(r, at + 2),
+          num(r, at + 3),
+          num(r, at + 4),
+          (int) num(r, at + 5),
+          num(r, at + 6),
+          num(r, at + 7),
+          num(r, at + 8),
+          num(r, at + 9) != 0,
+          num(r, at + 10) != 0,
+          num(r, at + 11) != 0,
+          (String) r.get(at + 12),
+          num(r, at + 13));
+    }
+
+    TicketInfo info() {
+      return new TicketInfo(
+          token,
+          position,
+          clientKey,
+          Instant.ofEpochMilli(issuedAt),
+          polled ? Instant.ofEpochMilli(lastPoll) : null,
+          seen,
+          hasPass,
+          rank);
+    }
+
+    LineEntry entry() {
+      return new LineEntry(
+          Tokens.hi(token),
+          Tokens.lo(token),
+          band,
+          place,
+          order,
+          rank,
+          issuedAt,
+          lastActivity,
+          polled ? lastPoll : Long.MIN_VALUE,
+          seen,
+          hasPass,
+          position == 0,
+          clientKey);
+    }
+  }
+
+  /** Feeds up to {@code limit} tickets to {@code sink}, {@code chunk} per script call. */
+  static void forEach(RedisLink link, RoomKeys keys, long limit, int chunk, Consumer<Row> sink) {
+    String mode = "r";
+    String cursor = "-1";
+    long seen = 0;
+    while (seen < limit) {
+      int n = (int) Math.min(chunk, limit - seen);
+      List<Object> r = link.eval(Op.SCAN, keys.all(), mode, cursor, Integer.toString(n));
+      for (int at = 2; at < r.size(); at += FIELDS) {
+        sink.accept(Row.of(r, at));
+        seen++;
+      }
+      mode = (String) r.get(0);
+      cursor = (String) r.get(1);
+      if (mode.equals("end")) {
+        return;
+      }
+    }
+  }
+
+  static long num(List<Object> r, int i) {
+    return (Long) r.get(i);
+  }
+}

@@ -1,0 +1,678 @@
+package dev.room.redis;
+
+import dev.room.TicketInfo;
+import dev.room.TokenNotFoundException;
+import dev.room.redis.LuaScripts.Op;
+import dev.room.spi.Line;
+import dev.room.spi.LineEntry;
+import dev.room.spi.LineUnavailableException;
+import dev.room.spi.Move;
+import dev.room.spi.Outcome;
+import dev.room.spi.Policy;
+import dev.room.spi.Tokens;
+import io.lettuce.core.Range;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScoredValueScanCursor;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A line kept in Redis, shared by every app instance that names the same Redis and room id: one
+ * line, one global capacity.
+ *
+ * <pre>{@code
+ * WaitingRoom room = WaitingRoom.builder()
+ *     .capacity(500)
+ *     .line(RedisLine.connect("redis://127.0.0.1:6379", "sale-2026"))
+ *     .build();
+ * }</pre>
+ *
+ * <p>Every state change is one Lua script run by EVALSHA, atomic in Redis, with the in-memory
+ * line's rules; a status poll is one round trip. Each admitted slot is held under this instance's
+ * lease, renewed by a heartbeat thread every third of the lease TTL: when an instance dies, its
+ * slots return to the line once its lease lapses, and an instance that comes back after that is
+ * fenced (its lease generation is refused) so it can neither admit nor release on stale state.
+ *
+ * <p>When Redis cannot be reached the line fails closed: nobody is admitted past the gate, status
+ * polls and arrivals fail with {@link LineUnavailableException} (answered with 503), waiting
+ * clients keep their place, and releases are reconciled when Redis returns, which the line notices
+ * by itself. With {@link Builder#failOpen(boolean) failOpen(true)} every request is let in instead
+ * while Redis is down. Reads of {@link #capacity()}, {@link #inFlight()} and {@link #freeSlots()}
+ * return the values seen by this instance's last exchange with Redis; {@link #waiting()}, {@link
+ * #ready()} and {@link #used()} ask Redis, and fall back to the last values seen while it is down.
+ *
+ * <p>Requires Lettuce ({@code io.lettuce:lettuce-core}) on the class path, and Redis 6.2 or later
+ * with {@code maxmemory-policy noeviction}. See {@code docs/REDIS.md}.
+ */
+public final class RedisLine implements Line {
+  /** The default time a dead instance's slots stay held before they return to the line. */
+  public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(15);
+
+  /** The default time to wait for Redis to answer one command. */
+  public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedisLine.class);
+  private static final long RECONNECT_MILLIS = 250;
+  private static final int CHUNK = 512;
+  private static final int EVICT_STEP = 1000;
+
+  private final String roomId;
+  private final RoomKeys keys;
+  private final RedisLink link;
+  private final InstanceLease lease;
+  private final InstantSource clock;
+  private final boolean failOpen;
+  private final long leaseTtl;
+  private final ScheduledExecutorService heartbeats;
+  private final AtomicBoolean woken = new AtomicBoolean();
+  private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
+  private ScheduledFuture<?> next;
+  private volatile boolean needResume;
+  private volatile boolean outage;
+
+  // The counters as of the last reply from Redis.
+  private volatile int capacity;
+  private volatile int inFlight;
+  private volatile long ready;
+  private volatile long waiting;
+  private volatile boolean used;
+
+  private RedisLine(Builder b) {
+    this.roomId = b.roomId;
+    this.keys = new RoomKeys(b.roomId);
+    this.clock = b.clock;
+    this.failOpen = b.failOpen;
+    this.leaseTtl = b.leaseTtl.toMillis();
+    this.link = new RedisLink(b.redisUri, b.commandTimeout);
+    this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
+    this.heartbeats =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "room-redis-heartbeat");
+              t.setDaemon(true);
+              return t;
+            });
+    tick();
+  }
+
+  /** A line for room {@code roomId} on the Redis at {@code redisUri}, with default settings. */
+  public static RedisLine connect(String redisUri, String roomId) {
+    return builder(redisUri, roomId).build();
+  }
+
+  /** Starts building a line for room {@code roomId} on the Redis at {@code redisUri}. */
+  public static Builder builder(String redisUri, String roomId) {
+    return new Builder(redisUri, roomId);
+  }
+
+  /** Whether this instance is connected to Redis now; for readiness probes. */
+  public boolean connected() {
+    return link.connected();
+  }
+
+  // ── Counters ───────────────────────────────────────────────────────────
+
+  @Override
+  public int capacity() {
+    int pending = pendingCapacity.get();
+    return pending >= 0 ? pending : capacity;
+  }
+
+  /** Sets the global capacity; while Redis is down the change is kept and applied on return. */
+  @Override
+  public void setCapacity(int capacity, long now) {
+    pendingCapacity.set(capacity);
+    try {
+      track(eval(Op.CAPACITY, Integer.toString(capacity), Long.toString(now)));
+      pendingCapacity.compareAndSet(capacity, -1);
+    } catch (LineUnavailableException e) {
+      LOG.warn(
+          "room {}: Redis is unreachable; capacity {} applies when it returns", roomId, capacity);
+    }
+  }
+
+  @Override
+  public int inFlight() {
+    return inFlight;
+  }
+
+  @Override
+  public int freeSlots() {
+    return (int) (capacity() - inFlight - ready);
+  }
+
+  @Override
+  public long waiting() {
+    refresh();
+    return waiting;
+  }
+
+  @Override
+  public long ready() {
+    refresh();
+    return ready;
+  }
+
+  @Override
+  public boolean used() {
+    refresh();
+    return used;
+  }
+
+  // ── The request path ───────────────────────────────────────────────────
+
+  @Override
+  public boolean tryEnter() {
+    long now = clock.millis();
+    String time = Long.toString(now);
+    try {
+      List<Object> r = lease.admit(gen -> eval(Op.ENTER, gen, time), 1, now);
+      track(r);
+      return code(r) == 1;
+    } catch (LineUnavailableException e) {
+      if (failOpen) {
+        lease.admitUnbacked();
+        return true;
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public void exit(long now) {
+    List<Object> r = lease.release(now);
+    if (r != null) {
+      track(r);
+    }
+  }
+
+  @Override
+  public long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy p) {
+    String token = Tokens.format(hi, lo);
+    String key = clientKey == null ? "" : clientKey;
+    String time = Long.toString(now);
+    String depth = Long.toString(p.maxQueueDepth());
+    try {
+      List<Object> r =
+          lease.admit(
+              gen -> eval(Op.ARRIVE, gen, token, key, toFront ? "1" : "0", time, depth),
+              Outcome.ADMITTED,
+              now);
+      track(r);
+      return outcome(r);
+    } catch (LineUnavailableException e) {
+      return failOpenAdmission(e);
+    }
+  }
+
+  @Override
+  public long poll(long hi, long lo, long now, Policy p) {
+    try {
+      return outcome(
+          eval(
+              Op.POLL,
+              Tokens.format(hi, lo),
+              Long.toString(now),
+              Long.toString(p.ttl()),
+              Long.toString(p.firstPollGrace()),
+              Long.toString(p.pollInterval()),
+              Long.toString(p.cookieRefresh()),
+              Long.toString(p.readyTimeout())));
+    } catch (LineUnavailableException e) {
+      if (failOpen) {
+        return Outcome.of(Outcome.READY, 0, 0);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public long claim(long hi, long lo, long now, Policy p) {
+    String token = Tokens.format(hi, lo);
+    String time = Long.toString(now);
+    String ttl = Long.toString(p.ttl());
+    String grace = Long.toString(p.firstPollGrace());
+    String offer = Long.toString(p.readyTimeout());
+    try {
+      List<Object> r =
+          lease.admit(
+              gen -> eval(Op.CLAIM, gen, token, time, ttl, grace, offer), Outcome.ADMITTED, now);
+      track(r);
+      return outcome(r);
+    } catch (LineUnavailableException e) {
+      return failOpenAdmission(e);
+    }
+  }
+
+  // ── Line management ────────────────────────────────────────────────────
+
+  @Override
+  public boolean remove(long hi, long lo, long now) {
+    List<Object> r = eval(Op.REMOVE, Long.toString(now), Tokens.format(hi, lo), "-1");
+    track(r);
+    return code(r) == 1;
+  }
+
+  @Override
+  public int removeIf(Predicate<TicketInfo> match, long now) {
+    List<String> chosen = new ArrayList<>();
+    LineScan.forEach(
+        link,
+        keys,
+        Long.MAX_VALUE,
+        CHUNK,
+        row -> {
+          if (match.test(row.info())) {
+            chosen.add(row.token());
+            chosen.add(Long.toString(row.number()));
+          }
+        });
+    int removed = 0;
+    for (int from = 0; from < chosen.size(); from += 2 * CHUNK) {
+      List<String> args = new ArrayList<>();
+      args.add(Long.toString(now));
+      args.addAll(chosen.subList(from, Math.min(chosen.size(), from + 2 * CHUNK)));
+      List<Object> r = eval(Op.REMOVE, args.toArray(new String[0]));
+      track(r);
+      removed += (int) code(r);
+    }
+    return removed;
+  }
+
+  @Override
+  public Move promote(long hi, long lo, long target) {
+    return move(hi, lo, target, "1");
+  }
+
+  @Override
+  public Move quote(long hi, long lo, long target) {
+    return move(hi, lo, target, "0");
+  }
+
+  @Override
+  public boolean rank(long hi, long lo, int rank) {
+    List<Object> r = eval(Op.RANK, Tokens.format(hi, lo), Integer.toString(rank));
+    return checked(code(r)) == 1;
+  }
+
+  @Override
+  public List<TicketInfo> queue(int limit) {
+    List<TicketInfo> out = new ArrayList<>(Math.max(0, Math.min(limit, 1024)));
+    if (limit > 0) {
+      LineScan.forEach(link, keys, limit, CHUNK, row -> out.add(row.info()));
+    }
+    return out;
+  }
+
+  @Override
+  public TicketInfo ticket(long hi, long lo) {
+    List<Object> r = eval(Op.TICKET, Tokens.format(hi, lo));
+    return r.isEmpty() ? null : LineScan.Row.of(r, 0).info();
+  }
+
+  /**
+   * One reaper pass in bounded steps; lapsed leases are reaped too. Nothing while Redis is down.
+   */
+  @Override
+  public int[] evict(long now, Policy p) {
+    int[] total = new int[2];
+    try {
+      List<Object> r;
+      do {
+        r =
+            eval(
+                Op.EVICT,
+                Long.toString(now),
+                Long.toString(p.ttl()),
+                Long.toString(p.firstPollGrace()),
+                Long.toString(p.readyTimeout()),
+                Integer.toString(EVICT_STEP));
+        track(r);
+        total[0] += (int) code(r);
+        total[1] += (int) LineScan.num(r, 1);
+      } while (LineScan.num(r, 2) == 1);
+    } catch (LineUnavailableException e) {
+      LOG.debug("room {}: eviction skipped, Redis is unreachable", roomId);
+    }
+    return total;
+  }
+
+  // ── Passes ─────────────────────────────────────────────────────────────
+
+  @Override
+  public void grantPass(long hi, long lo, long expiresAt) {
+    String token = Tokens.format(hi, lo);
+    link.call(c -> c.zadd(keys.passes(), (double) expiresAt, token));
+  }
+
+  @Override
+  public long passExpiry(long hi, long lo) {
+    String token = Tokens.format(hi, lo);
+    try {
+      Double expiry = link.call(c -> c.zscore(keys.passes(), token));
+      return expiry == null ? 0 : expiry.longValue();
+    } catch (LineUnavailableException e) {
+      if (failOpen) {
+        return 0;
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public int sweepPasses(long now) {
+    try {
+      Long n =
+          link.call(
+              c ->
+                  c.zremrangebyscore(
+                      keys.passes(), Range.create(Double.NEGATIVE_INFINITY, (double) now)));
+      return n == null ? 0 : n.intValue();
+    } catch (LineUnavailableException e) {
+      return 0;
+    }
+  }
+
+  // ── Export and import ──────────────────────────────────────────────────
+
+  @Override
+  public void export(Consumer<LineEntry> tickets, Consumer<long[]> passes) {
+    LineScan.forEach(link, keys, Long.MAX_VALUE, CHUNK, row -> tickets.accept(row.entry()));
+    Set<String> sent = new HashSet<>();
+    ScanCursor cursor = ScanCursor.INITIAL;
+    while (true) {
+      ScanCursor from = cursor;
+      ScoredValueScanCursor<String> page = link.call(c -> c.zscan(keys.passes(), from));
+      for (ScoredValue<String> v : page.getValues()) {
+        if (sent.add(v.getValue())) {
+          String t = v.getValue();
+          passes.accept(new long[] {Tokens.hi(t), Tokens.lo(t), (long) v.getScore()});
+        }
+      }
+      if (page.isFinished()) {
+        return;
+      }
+      cursor = page;
+    }
+  }
+
+  @Override
+  public int restore(Iterator<LineEntry> tickets, Iterator<long[]> passes, long now) {
+    if (used()) {
+      throw new IllegalStateException("the line has already been used");
+    }
+    List<Object> r = new LineRestore(link, keys).run(tickets, passes, now);
+    track(r);
+    if (code(r) < 0) {
+      throw new IllegalStateException("the line has already been used");
+    }
+    return (int) code(r);
+  }
+
+  /** Stops the heartbeat and ends this instance's lease; slots it still holds return at once. */
+  @Override
+  public void close() {
+    heartbeats.shutdownNow();
+    try {
+      lease.leave(clock.millis());
+    } catch (LineUnavailableException e) {
+      LOG.debug("room {}: lease left to lapse, Redis is unreachable", roomId);
+    }
+    link.close();
+  }
+
+  // ── Heartbeat and recovery ─────────────────────────────────────────────
+
+  /** Connects if need be, renews the lease and refreshes the counters; reschedules itself. */
+  private void tick() {
+    woken.set(false);
+    long delay = leaseTtl / 3;
+    try {
+      if (beat() == RedisLink.State.DOWN) {
+        if (!outage) {
+          outage = true;
+          LOG.warn(
+              "room {}: Redis is unreachable; failing {}", roomId, failOpen ? "open" : "closed");
+        }
+        delay = RECONNECT_MILLIS;
+      } else if (outage) {
+        outage = false;
+        LOG.info("room {}: Redis is reachable again", roomId);
+      }
+    } catch (LineUnavailableException e) {
+      delay = RECONNECT_MILLIS;
+    } catch (RuntimeException e) {
+      LOG.error("room {}: line heartbeat failed; the next one retries", roomId, e);
+    }
+    schedule(delay);
+  }
+
+  /**
+   * Connects if need be, then one heartbeat: after a reconnect, first the amnesty for the outage;
+   * then the lease renewal and a pending capacity change. Tests call it to drive leases by hand.
+   */
+  RedisLink.State beat() {
+    RedisLink.State state = link.connect();
+    if (state == RedisLink.State.DOWN) {
+      return state;
+    }
+    long now = clock.millis();
+    if (state == RedisLink.State.RECONNECTED) {
+      needResume = true;
+    }
+    if (needResume) {
+      eval(Op.RESUME, Long.toString(now), Long.toString(leaseTtl));
+      needResume = false;
+    }
+    track(lease.heartbeat(now));
+    int pending = pendingCapacity.get();
+    if (pending >= 0) {
+      track(eval(Op.CAPACITY, Integer.toString(pending), Long.toString(now)));
+      pendingCapacity.compareAndSet(pending, -1);
+    }
+    return state;
+  }
+
+  private synchronized void schedule(long delayMillis) {
+    if (heartbeats.isShutdown()) {
+      return;
+    }
+    if (next != null) {
+      next.cancel(false);
+    }
+    next = heartbeats.schedule(this::tick, delayMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Reconnects at once instead of at the next heartbeat. */
+  private void wake() {
+    if (woken.compareAndSet(false, true)) {
+      schedule(0);
+    }
+  }
+
+  /** Severs the connection without releasing anything, as a crashed instance would; for tests. */
+  void crash() {
+    heartbeats.shutdownNow();
+    link.close();
+  }
+
+  InstanceLease lease() {
+    return lease;
+  }
+
+  // ── Internals ──────────────────────────────────────────────────────────
+
+  private List<Object> eval(Op op, String... args) {
+    try {
+      return link.eval(op, keys.all(), args);
+    } catch (LineUnavailableException e) {
+      wake();
+      throw e;
+    }
+  }
+
+  private long failOpenAdmission(LineUnavailableException e) {
+    if (!failOpen) {
+      throw e;
+    }
+    lease.admitUnbacked();
+    return Outcome.of(Outcome.ADMITTED, 0, 0);
+  }
+
+  private void refresh() {
+    if (link.connected()) {
+      try {
+        track(eval(Op.COUNTERS));
+      } catch (LineUnavailableException e) {
+        // the last values seen stand in
+      }
+    }
+  }
+
+  private void track(List<Object> r) {
+    capacity = (int) LineScan.num(r, 3);
+    inFlight = (int) LineScan.num(r, 4);
+    ready = LineScan.num(r, 5);
+    waiting = LineScan.num(r, 6);
+    used = LineScan.num(r, 7) != 0;
+  }
+
+  private Move move(long hi, long lo, long target, String really) {
+    List<Object> r = eval(Op.PROMOTE, Tokens.format(hi, lo), Long.toString(target), really);
+    checked(code(r));
+    return new Move(LineScan.num(r, 1), LineScan.num(r, 2), LineScan.num(r, 3));
+  }
+
+  private static long checked(long status) {
+    if (status == -2) {
+      throw new TokenNotFoundException();
+    }
+    if (status == -3) {
+      throw new IllegalStateException("the client was already told it is ready");
+    }
+    return status;
+  }
+
+  private static long code(List<Object> r) {
+    return LineScan.num(r, 0);
+  }
+
+  /** Decodes a kind, position and flags reply into an {@link Outcome}. */
+  private static long outcome(List<Object> r) {
+    long f = LineScan.num(r, 2);
+    long flags = 0;
+    if ((f & 1) != 0) {
+      flags |= Outcome.RATE_LIMITED;
+    }
+    if ((f & 2) != 0) {
+      flags |= Outcome.REFRESH_COOKIES;
+    }
+    if ((f & 4) != 0) {
+      flags |= Outcome.EVICTED;
+    }
+    if ((f & 8) != 0) {
+      flags |= Outcome.TIMED_OUT;
+    }
+    if ((f & 16) != 0) {
+      flags |= Outcome.PROMOTED;
+    }
+    return Outcome.of((int) code(r), LineScan.num(r, 1), flags);
+  }
+
+  /** Builds a {@link RedisLine}. */
+  public static final class Builder {
+    private final String redisUri;
+    private final String roomId;
+    private Duration leaseTtl = DEFAULT_LEASE_TTL;
+    private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    private boolean failOpen;
+    private InstantSource clock = InstantSource.system();
+    private String instanceName = defaultInstanceName();
+
+    private Builder(String redisUri, String roomId) {
+      this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
+      new RoomKeys(roomId); // validates
+      this.roomId = roomId;
+    }
+
+    /**
+     * How long the slots of an instance that stopped heartbeating stay held before they return
+     * (default 15 s; 3 s – 10 min). The heartbeat runs every third of it.
+     */
+    public Builder leaseTtl(Duration ttl) {
+      this.leaseTtl = range("leaseTtl", ttl, Duration.ofSeconds(3), Duration.ofMinutes(10));
+      return this;
+    }
+
+    /**
+     * Whether to let every request in while Redis is unreachable (default false: nobody is let in
+     * past the gate). Failing open keeps the site up at the price of the protection the room exists
+     * for.
+     */
+    public Builder failOpen(boolean failOpen) {
+      this.failOpen = failOpen;
+      return this;
+    }
+
+    /** How long to wait for Redis to answer one command (default 2 s; 50 ms – 60 s). */
+    public Builder commandTimeout(Duration timeout) {
+      this.commandTimeout =
+          range("commandTimeout", timeout, Duration.ofMillis(50), Duration.ofSeconds(60));
+      return this;
+    }
+
+    /** The clock for lease times; give it the room's clock when that is not the system's. */
+    public Builder clock(InstantSource clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The name this instance's leases carry in Redis, for operators (default host/pid). */
+    public Builder instanceName(String name) {
+      this.instanceName = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
+     * Connects (or, while Redis is down, keeps trying in the background) and starts the heartbeat.
+     */
+    public RedisLine build() {
+      return new RedisLine(this);
+    }
+
+    private static Duration range(String name, Duration d, Duration min, Duration max) {
+      Objects.requireNonNull(d, name);
+      if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+        throw new IllegalArgumentException(name + " must be " + min + " to " + max + ", was " + d);
+      }
+      return d;
+    }
+
+    private static String defaultInstanceName() {
+      String host = System.getenv("HOSTNAME");
+      return (host == null || host.isEmpty() ? "instance" : host)
+          + "/"
+          + ProcessHandle.current().pid()
+          + "/"
+          + Integer.toHexString(ThreadLocalRandom.current().nextInt());
+    }
+  }
+}

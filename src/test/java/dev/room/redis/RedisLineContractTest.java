@@ -1,0 +1,40 @@
+package dev.room.redis;
+
+import dev.room.FakeClock;
+import dev.room.spi.Line;
+import dev.room.spi.LineContractTest;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The line contract on a real Redis: one server for the class, a fresh room per line. */
+class RedisLineContractTest extends LineContractTest {
+  private static RedisServer redis;
+
+  @BeforeAll
+  static void startRedis() throws IOException {
+    redis = RedisServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() throws IOException {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @Override
+  protected Line newLine(int capacity, FakeClock clock) {
+    // The contract moves the clock by up to a ticket TTL at once with no heartbeat in between, so
+    // the lease outlives every jump; the lease tests drive heartbeats by hand instead.
+    RedisLine line =
+        RedisLine.builder(redis.uri(), "contract-" + UUID.randomUUID())
+            .clock(clock)
+            .leaseTtl(Duration.ofMinutes(10))
+            .build();
+    line.setCapacity(capacity, clock.millis());
+    return line;
+  }
+}
