@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 
 /**
@@ -27,16 +28,22 @@ import java.util.function.Predicate;
  * leaving it (admission or retirement) is the single atomic step that ends it, so admission racing
  * eviction accounts for the ticket exactly once.
  *
- * <p>Invariant: while anyone waits there is no free slot, apart from the instant between a release
- * and its rebalance. Every path that frees a slot releases it and then, when someone waits,
- * rebalances under the lock (hands slots to the first waiters); every path that queues a ticket
- * publishes the new waiting count before trying the gate. One of the two always sees the other, so
- * a slot never sits free while the line waits. The fast path takes a slot without the lock only
- * when nobody waits, so it never passes a waiting client.
+ * <p>Invariant: while anyone waits and the allowance is not used up there is no free slot, apart
+ * from the instant between a release and its rebalance. Every path that frees a slot releases it
+ * and then, when someone waits, rebalances under the lock (hands slots to the first waiters); every
+ * path that queues a ticket publishes the new waiting count before trying the gate. One of the two
+ * always sees the other, so a slot never sits free while the line waits. The fast path takes a slot
+ * without the lock only when nobody waits, so it never passes a waiting client.
  *
  * <p>Retiring a waiting ticket removes it from the index, so everyone behind moves up at once and
  * the window never has to skip it later (the role of the Go version's ghost ledger). Retiring a
  * ready ticket returns its reserved slot, which moves the window at once.
+ *
+ * <p>The allowance is written under the lock and read without it by the fast path. An unlimited
+ * allowance costs the fast path one volatile read; a limited one sends it through the lock so the
+ * allowance and the slot are taken together. A fast path that saw an unlimited allowance checks it
+ * again after taking its slot and, if a hold or a rate was set meanwhile, gives the slot back and
+ * retries through the lock: so once {@link #setAllowance} returns, no admission slips past it.
  *
  * <p>Lock order: this line's lock, then the gate's monitor (resize only). Listeners and user
  * predicates never run under the lock.
@@ -58,6 +65,8 @@ public final class InMemoryLine implements Line {
   private volatile long waitingCount;
   private volatile long readyCount;
   private volatile boolean used;
+  private volatile long allowance = UNLIMITED;
+  private volatile long allowanceChangedAt;
 
   public InMemoryLine(int capacity) {
     this.gate = new SlotGate(capacity);
@@ -106,15 +115,95 @@ public final class InMemoryLine implements Line {
   }
 
   @Override
+  public long allowance() {
+    return allowance;
+  }
+
+  @Override
+  public void setAllowance(long allowance, long now) {
+    if (allowance < 0) {
+      throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
+    }
+    lock.lock();
+    try {
+      this.allowance = allowance;
+      allowanceChangedAt = now;
+      rebalance(now);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void addAllowance(long n, long max, long now) {
+    lock.lock();
+    try {
+      long a = allowance;
+      if (a != UNLIMITED && a < max && n > 0) {
+        allowance = a + Math.min(n, max - a);
+        allowanceChangedAt = now;
+      }
+      rebalance(now);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
   public boolean tryEnter() {
-    if (waitingCount != 0 || !gate.tryAcquire()) {
+    if (waitingCount != 0) {
       return false;
+    }
+    long a = allowance;
+    if (a != UNLIMITED) {
+      return a > 0 && tryEnterMetered();
+    }
+    if (!gate.tryAcquire()) {
+      return false;
+    }
+    if (allowance != UNLIMITED) { // a hold or a rate arrived meanwhile: go through the lock
+      giveBack();
+      return tryEnterMetered();
     }
     inFlight.incrementAndGet();
     if (!used) {
       used = true;
     }
     return true;
+  }
+
+  /** The fast path under a limited allowance: the slot and the allowance are taken together. */
+  private boolean tryEnterMetered() {
+    lock.lock();
+    try {
+      if (waitingCount != 0 || allowance == 0 || !gate.tryAcquire()) {
+        return false;
+      }
+      if (allowance != UNLIMITED) {
+        allowance--;
+      }
+      inFlight.incrementAndGet();
+      used = true;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Returns a slot the fast path took but may not use, and hands it on if someone waits. The
+   * allowance changed an instant ago, so the time of that change stands in for now.
+   */
+  private void giveBack() {
+    gate.release();
+    if (waitingCount != 0) {
+      lock.lock();
+      try {
+        rebalance(allowanceChangedAt);
+      } finally {
+        lock.unlock();
+      }
+    }
   }
 
   @Override
@@ -327,6 +416,69 @@ public final class InMemoryLine implements Line {
       return true;
     } finally {
       lock.unlock();
+    }
+  }
+
+  @Override
+  public int drawPresale(IntFunction<int[]> order, long now) {
+    lock.lock();
+    try {
+      List<Ticket> group = new ArrayList<>();
+      List<Ticket> band0 = new ArrayList<>();
+      index.forEach(
+          Integer.MAX_VALUE,
+          t -> {
+            if (t.band == 0) {
+              band0.add(t);
+              if (t.place == t.order) {
+                group.add(t); // in line order: ascending place, here equal to arrival order
+              }
+            }
+          });
+      int n = group.size();
+      int[] drawn = order.apply(n);
+      checkPermutation(drawn, n);
+      java.util.Set<Long> places = new java.util.HashSet<>();
+      long[] sorted = new long[n];
+      for (int i = 0; i < n; i++) {
+        sorted[i] = group.get(i).place;
+        places.add(sorted[i]);
+      }
+      // Clients tied to a group member's place (promotions, passes) stay tied to that place and
+      // queue behind whoever draws it: they get fresh tie orders, in the order they had.
+      List<Ticket> tied = new ArrayList<>();
+      for (Ticket t : band0) {
+        if (t.place != t.order && places.contains(t.place)) {
+          tied.add(t);
+        }
+      }
+      group.forEach(index::remove);
+      tied.forEach(index::remove);
+      for (int k = 0; k < n; k++) {
+        Ticket t = group.get(drawn[k]);
+        t.place = sorted[k];
+        index.insert(t);
+      }
+      for (Ticket t : tied) {
+        t.order = ++counter;
+        index.insert(t);
+      }
+      return n;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static void checkPermutation(int[] p, int n) {
+    if (p == null || p.length != n) {
+      throw new IllegalArgumentException("the draw must order exactly " + n + " arrivals");
+    }
+    boolean[] seen = new boolean[n];
+    for (int i : p) {
+      if (i < 0 || i >= n || seen[i]) {
+        throw new IllegalArgumentException("the draw is not a permutation");
+      }
+      seen[i] = true;
     }
   }
 
@@ -575,7 +727,10 @@ public final class InMemoryLine implements Line {
       require(
           gate.available() == gate.capacity() - held,
           "free slots " + gate.available() + " != capacity - held " + (gate.capacity() - held));
-      require(waitingCount == 0 || gate.available() <= 0, "a slot is free while clients wait");
+      require(
+          waitingCount == 0 || allowance == 0 || gate.available() <= 0,
+          "a slot is free while clients wait and the allowance allows");
+      require(allowance >= 0, "negative allowance");
       require(inFlight.get() >= 0, "negative in-flight");
     } finally {
       lock.unlock();
@@ -588,9 +743,12 @@ public final class InMemoryLine implements Line {
     }
   }
 
-  /** Hands free slots to the first waiters. Caller holds the lock. */
+  /** Hands free slots to the first waiters, as far as the allowance goes. Caller holds the lock. */
   private void rebalance(long now) {
-    while (waitingCount > 0 && gate.tryAcquire()) {
+    while (waitingCount > 0 && allowance > 0 && gate.tryAcquire()) {
+      if (allowance != UNLIMITED) {
+        allowance--;
+      }
       Ticket t = index.first();
       index.remove(t);
       waitingCount--;

@@ -26,6 +26,8 @@ final class LuaScripts {
     RANK,
     EVICT,
     CAPACITY,
+    ALLOWANCE,
+    DRAW,
     COUNTERS,
     REGISTER,
     HEARTBEAT,

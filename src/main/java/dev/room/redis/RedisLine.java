@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,6 +95,7 @@ public final class RedisLine implements Line {
   private volatile long ready;
   private volatile long waiting;
   private volatile boolean used;
+  private volatile long allowance = UNLIMITED;
 
   private RedisLine(Builder b) {
     this.roomId = b.roomId;
@@ -175,6 +177,58 @@ public final class RedisLine implements Line {
   public boolean used() {
     refresh();
     return used;
+  }
+
+  /** The allowance is shared by every instance on this line: a hold set by one holds them all. */
+  @Override
+  public long allowance() {
+    refresh();
+    return allowance;
+  }
+
+  @Override
+  public void setAllowance(long allowance, long now) {
+    if (allowance < 0) {
+      throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
+    }
+    String n = allowance == UNLIMITED ? "inf" : Long.toString(allowance);
+    track(eval(Op.ALLOWANCE, "set", n, "0", Long.toString(now)));
+  }
+
+  @Override
+  public void addAllowance(long n, long max, long now) {
+    track(eval(Op.ALLOWANCE, "add", Long.toString(n), Long.toString(max), Long.toString(now)));
+  }
+
+  /**
+   * Runs the draw in one script. The group's size is read by the script itself, so {@code order}
+   * may be asked again when the group changed between the two calls.
+   */
+  @Override
+  public int drawPresale(IntFunction<int[]> order, long now) {
+    int size = (int) code(eval(Op.DRAW));
+    while (size > 0) {
+      int[] drawn = order.apply(size);
+      boolean[] seen = new boolean[size];
+      if (drawn == null || drawn.length != size) {
+        throw new IllegalArgumentException("the draw must order exactly " + size + " arrivals");
+      }
+      String[] args = new String[size];
+      for (int i = 0; i < size; i++) {
+        int a = drawn[i];
+        if (a < 0 || a >= size || seen[a]) {
+          throw new IllegalArgumentException("the draw is not a permutation");
+        }
+        seen[a] = true;
+        args[i] = Integer.toString(a);
+      }
+      int group = (int) code(eval(Op.DRAW, args));
+      if (group == size) {
+        return size;
+      }
+      size = group;
+    }
+    return 0;
   }
 
   // ── The request path ───────────────────────────────────────────────────
@@ -553,6 +607,8 @@ public final class RedisLine implements Line {
     ready = LineScan.num(r, 5);
     waiting = LineScan.num(r, 6);
     used = LineScan.num(r, 7) != 0;
+    long a = LineScan.num(r, 8);
+    allowance = a < 0 ? UNLIMITED : a;
   }
 
   private Move move(long hi, long lo, long target, String really) {

@@ -4,6 +4,7 @@ import dev.room.TicketInfo;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 
 /**
@@ -17,8 +18,18 @@ import java.util.function.Predicate;
  * first of them, who becomes ready and keeps it reserved until it comes back or times out. So a
  * client told it is ready always finds its slot, and a newcomer can take a slot only when nobody
  * waits.
+ *
+ * <p>Admissions are also metered by an {@linkplain #allowance() allowance}: every slot handed to a
+ * waiter and every fast-path entry uses one. The room sets it to {@link #UNLIMITED} (the default:
+ * capacity alone decides), to 0 to hold the line (a pause: freed slots stay free and everyone keeps
+ * their place) or to a small number it tops up over time (an admission rate). The allowance lives
+ * in the line so that the decision to hand a slot over and the use of the allowance are one atomic
+ * step.
  */
 public interface Line extends AutoCloseable {
+
+  /** An allowance without limit: capacity alone decides who is admitted. */
+  long UNLIMITED = Long.MAX_VALUE;
 
   /** The number of slots. */
   int capacity();
@@ -42,8 +53,39 @@ public interface Line extends AutoCloseable {
   boolean used();
 
   /**
-   * Takes a slot if nobody waits and one is free. Never blocks. On success the caller must call
-   * {@link #exit(long)} exactly once.
+   * The admissions the line may still make: slots handed to waiting clients and fast-path entries
+   * each use one. {@link #UNLIMITED} means no limit; 0 holds the line. Clients already told they
+   * are ready keep their reserved slot whatever the allowance.
+   *
+   * <p>The default, for lines that do not meter admissions, is always {@link #UNLIMITED}.
+   */
+  default long allowance() {
+    return UNLIMITED;
+  }
+
+  /**
+   * Sets the allowance ({@code >= 0}, or {@link #UNLIMITED}); when it allows, hands free slots to
+   * the first in line at once.
+   *
+   * @throws UnsupportedOperationException by the default, for any value but {@link #UNLIMITED}: a
+   *     line that cannot hold its admissions must say so rather than ignore a pause
+   */
+  default void setAllowance(long allowance, long now) {
+    if (allowance != UNLIMITED) {
+      throw new UnsupportedOperationException(
+          getClass().getName() + " cannot meter admissions (pause, queue-all, admission rate)");
+    }
+  }
+
+  /**
+   * Adds {@code n} to a limited allowance, keeping it at most {@code max}, then hands free slots to
+   * the first in line. An {@link #UNLIMITED} allowance stays unlimited. The default does nothing.
+   */
+  default void addAllowance(long n, long max, long now) {}
+
+  /**
+   * Takes a slot if nobody waits, one is free and the allowance is not used up. Never blocks. On
+   * success the caller must call {@link #exit(long)} exactly once.
    */
   boolean tryEnter();
 
@@ -91,6 +133,22 @@ public interface Line extends AutoCloseable {
 
   /** The position a ticket would reach if promoted now, without moving it. */
   Move quote(long hi, long lo, long target);
+
+  /**
+   * The pre-sale draw: gives the pre-sale group new places, in one atomic step. The group is every
+   * waiting ticket that never moved (band 0, place equal to order: no promotion, pass or rank),
+   * taken in arrival order (ascending order). {@code order.apply(n)} returns, for each new position
+   * k (0 = first), the index in arrival order of the ticket that takes it; the group's own places
+   * are handed out again in that order, so everyone outside the group keeps their place. Returns n.
+   * {@code order} may be asked more than once (for a new n) and must be a pure function of n.
+   *
+   * @throws IllegalArgumentException when {@code order} is not a permutation of 0..n-1; nothing
+   *     moves
+   * @throws UnsupportedOperationException by the default
+   */
+  default int drawPresale(IntFunction<int[]> order, long now) {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot run a pre-sale draw");
+  }
 
   /** The first {@code limit} clients in line, ready ones first. */
   List<TicketInfo> queue(int limit);

@@ -93,13 +93,29 @@ local function freeSlots()
   return metaNum('cap') - metaNum('inflight') - redis.call('ZCARD', READYQ)
 end
 
--- Hands free slots to the first waiters: each becomes ready, holding a reserved slot.
+-- The admission allowance (meta 'allow'): absent = unlimited, else how many more slots may be
+-- handed over or taken by the fast path (0 holds the line).
+local function allowance()
+  local a = redis.call('HGET', META, 'allow')
+  if not a then
+    return nil
+  end
+  return tonumber(a)
+end
+
+-- Hands free slots to the first waiters, as far as the allowance goes: each becomes ready, holding
+-- a reserved slot.
 local function rebalance(now)
   local free = freeSlots()
+  local allow = allowance()
+  if allow then
+    free = math.min(free, allow)
+  end
+  local handed = 0
   while free > 0 do
     local first = redis.call('ZRANGE', LINE, 0, 0)[1]
     if not first then
-      return
+      break
     end
     local token = string.sub(first, 41)
     local t = load(token)
@@ -110,6 +126,10 @@ local function rebalance(now)
     redis.call('ZADD', READYQ, redis.call('HINCRBY', META, 'rseq', 1), token)
     redis.call('ZADD', RDYAT, now, token)
     free = free - 1
+    handed = handed + 1
+  end
+  if allow and handed > 0 then
+    redis.call('HINCRBY', META, 'allow', -handed)
   end
 end
 
@@ -186,10 +206,10 @@ local function reapLeases(now)
   return #dead
 end
 
--- A state change's reply: its result, then the counters RedisLine caches.
+-- A state change's reply: its result, then the counters RedisLine caches (allowance -1 = none).
 local function reply(a, b, c)
   return {a, b, c, metaNum('cap'), metaNum('inflight'), redis.call('ZCARD', READYQ),
-    redis.call('ZCARD', LINE), metaNum('used')}
+    redis.call('ZCARD', LINE), metaNum('used'), allowance() or -1}
 end
 
 -- The fields of a ticket as the admin reads and the export see them.
@@ -212,7 +232,7 @@ local function fields(out, token, t, pos)
 end
 
 --- script: enter
--- ARGV: gen, now. Takes a slot if nobody waits and one is free.
+-- ARGV: gen, now. Takes a slot if nobody waits, one is free and the allowance allows.
 local gen, now = ARGV[1], tonumber(ARGV[2])
 if redis.call('ZCARD', LINE) > 0 then
   return reply(0, 0, 0)
@@ -220,8 +240,12 @@ end
 if not leaseLive(gen, now) then
   return reply(FENCED, 0, 0)
 end
-if freeSlots() <= 0 then
+local allow = allowance()
+if freeSlots() <= 0 or (allow and allow <= 0) then
   return reply(0, 0, 0)
+end
+if allow then
+  redis.call('HINCRBY', META, 'allow', -1)
 end
 redis.call('HINCRBY', META, 'inflight', 1)
 redis.call('HINCRBY', HELD, gen, 1)
@@ -457,6 +481,81 @@ return reply(evicted, timedOut, more)
 redis.call('HSET', META, 'cap', ARGV[1])
 rebalance(tonumber(ARGV[2]))
 return reply(0, 0, 0)
+
+--- script: allowance
+-- ARGV: 'set' or 'add', n ('inf' = unlimited, for set), max (for add), now. Sets the allowance, or
+-- adds n to a limited one up to max; then hands free slots over as far as it goes.
+local op, now = ARGV[1], tonumber(ARGV[4])
+if op == 'set' then
+  if ARGV[2] == 'inf' then
+    redis.call('HDEL', META, 'allow')
+  else
+    redis.call('HSET', META, 'allow', ARGV[2])
+  end
+else
+  local a, n, max = allowance(), tonumber(ARGV[2]), tonumber(ARGV[3])
+  if a and a < max and n > 0 then
+    redis.call('HSET', META, 'allow', int(math.min(max, a + n)))
+  end
+end
+rebalance(now)
+return reply(0, 0, 0)
+
+--- script: draw
+-- ARGV: for each new position k, the arrival index (0-based) of the ticket taking it. The pre-sale
+-- draw: the waiting tickets that never moved (band 0, place = order), in arrival order,
+-- get their own places back in the drawn order. Returns the group's size; when that is not the
+-- number of indexes given, nothing moves and the caller draws again for that size.
+local band0 = redis.call('ZRANGE', LINE, '[' .. group(0, 0), '+', 'BYLEX')
+local members, places, isPlace = {}, {}, {}
+for i = 1, #band0 do
+  local place, order = string.sub(band0[i], 9, 24), string.sub(band0[i], 25, 40)
+  if place == order then
+    members[#members + 1] = string.sub(band0[i], 41)
+    places[#places + 1] = tonumber(place, 16)
+    isPlace[place] = true
+  end
+end
+if #members ~= #ARGV then
+  return {#members}
+end
+local seen = {}
+for k = 1, #ARGV do
+  local i = tonumber(ARGV[k])
+  if not i or i < 0 or i >= #members or seen[i] then
+    return redis.error_reply('the draw is not a permutation')
+  end
+  seen[i] = true
+end
+-- Clients tied to a group member's place stay tied to that place, behind whoever draws it.
+local tied = {}
+for i = 1, #band0 do
+  local place, order = string.sub(band0[i], 9, 24), string.sub(band0[i], 25, 40)
+  if place ~= order and isPlace[place] then
+    tied[#tied + 1] = string.sub(band0[i], 41)
+  end
+end
+local tickets, tiedTickets = {}, {}
+for i = 1, #members do
+  tickets[i] = load(members[i])
+  dequeue(tickets[i], members[i])
+end
+for i = 1, #tied do
+  tiedTickets[i] = load(tied[i])
+  dequeue(tiedTickets[i], tied[i])
+end
+for k = 1, #ARGV do
+  local i = tonumber(ARGV[k]) + 1
+  tickets[i][PLACE] = places[k]
+  save(members[i], tickets[i])
+  enqueue(tickets[i], members[i])
+end
+for i = 1, #tied do
+  tiedTickets[i][ORDER] = redis.call('HINCRBY', META, 'counter', 1)
+  save(tied[i], tiedTickets[i])
+  enqueue(tiedTickets[i], tied[i])
+end
+return {#members}
 
 --- script: counters
 return reply(0, 0, 0)

@@ -61,15 +61,19 @@ public abstract class LineContractTest {
     }
   }
 
-  /** In-flight ≥ 0, free = capacity − in-flight − ready, positions contiguous from 1. */
+  /**
+   * In-flight ≥ 0, free = capacity − in-flight − ready, no free slot while clients wait unless the
+   * allowance holds them, positions contiguous from 1.
+   */
   protected static void assertInvariants(Line l) {
     long waiting = l.waiting();
     long ready = l.ready();
     assertTrue(l.inFlight() >= 0, "in-flight " + l.inFlight());
     assertEquals(l.capacity() - l.inFlight() - ready, l.freeSlots(), "free slots");
-    if (waiting > 0) {
+    if (waiting > 0 && l.allowance() > 0) {
       assertTrue(l.freeSlots() <= 0, "a slot sits free while " + waiting + " wait");
     }
+    assertTrue(l.allowance() >= 0, "allowance " + l.allowance());
     List<TicketInfo> q = l.queue(Integer.MAX_VALUE);
     assertEquals(waiting + ready, q.size(), "queue size");
     long previous = 0;
@@ -644,6 +648,154 @@ public abstract class LineContractTest {
       }
     }
     assertEquals(0, l.inFlight());
+  }
+
+  // ── The allowance: holds and metered admissions ────────────────────────
+
+  @Test
+  void aZeroAllowanceHoldsTheLineWhileReadyClientsKeepTheirSlots() {
+    Line l = line(2);
+    assertEquals(Line.UNLIMITED, l.allowance());
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    l.exit(now()); // a is handed the slot before the hold
+    l.setAllowance(0, now());
+    assertEquals(0, l.allowance());
+    l.exit(now());
+    assertEquals(1, l.freeSlots(), "a freed slot stays free while the line is held");
+    assertEquals(1, Outcome.position(poll(l, b)), "everyone keeps their place");
+    assertFalse(l.tryEnter(), "nobody takes the free slot by the fast path");
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
+    assertEquals(Outcome.WAITING, Outcome.kind(arrive(l, Client.fresh())), "arrivals queue");
+
+    l.setAllowance(Line.UNLIMITED, now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)), "lifting the hold hands the slot on");
+    assertEquals(1, Outcome.position(poll(l, c)), "in order");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(b.hi(), b.lo(), now(), policy)));
+    l.exit(now());
+    l.exit(now());
+  }
+
+  @Test
+  void anArrivalOnAnEmptyHeldLineWaitsAlthoughASlotIsFree() {
+    Line l = line(1);
+    l.setAllowance(0, now());
+    Client a = waiter(l, 1);
+    assertEquals(1, l.freeSlots());
+    l.setAllowance(Line.UNLIMITED, now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
+    l.exit(now());
+  }
+
+  @Test
+  void aLimitedAllowanceMetersHandOversAndTheFastPath() {
+    Line l = line(5);
+    l.setAllowance(2, now());
+    assertTrue(l.tryEnter());
+    assertTrue(l.tryEnter());
+    assertFalse(l.tryEnter(), "three slots are free but the allowance is used up");
+    assertEquals(0, l.allowance());
+    l.addAllowance(10, 3, now());
+    assertEquals(3, l.allowance(), "topped up to the maximum only");
+    assertTrue(l.tryEnter());
+    assertTrue(l.tryEnter());
+    assertTrue(l.tryEnter());
+    l.addAllowance(1, 1, now());
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    l.exit(now());
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)), "one hand-over, from the allowance");
+    assertEquals(1, Outcome.position(poll(l, b)), "then the line holds");
+    assertEquals(0, l.allowance());
+    assertEquals(1, l.freeSlots());
+    l.addAllowance(1, 1, now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)));
+    assertEquals(0, l.allowance());
+    l.setAllowance(Line.UNLIMITED, now());
+    l.addAllowance(1, 1, now());
+    assertEquals(Line.UNLIMITED, l.allowance(), "an unlimited allowance stays unlimited");
+    for (Client x : List.of(a, b)) {
+      assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(x.hi(), x.lo(), now(), policy)));
+    }
+    for (int i = 0; i < 5; i++) {
+      l.exit(now());
+    }
+    assertEquals(0, l.inFlight());
+  }
+
+  @Test
+  void aHeldReadyClientWhoTimesOutGivesItsSlotBackWithoutHandingItOn() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)));
+    l.setAllowance(0, now());
+    clock.advanceMillis(OFFER);
+    poll(l, b);
+    assertArrayEquals(new int[] {0, 1}, l.evict(now(), policy));
+    assertEquals(1, l.freeSlots());
+    assertEquals(1, Outcome.position(poll(l, b)));
+    l.setAllowance(Line.UNLIMITED, now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)));
+  }
+
+  // ── The pre-sale draw ──────────────────────────────────────────────────
+
+  @Test
+  void thePresaleDrawReordersTheUnmovedGroupAndNobodyElse() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    Client d = waiter(l, 4);
+    Client e = waiter(l, 5);
+    Client f = waiter(l, 6);
+    Client v = waiter(l, 7);
+    l.promote(e.hi(), e.lo(), 2); // e moved: it ties with b's place and stays out of the draw
+    assertTrue(l.rank(v.hi(), v.lo(), 1)); // v moved to a band of its own, ahead of everyone
+    List<Integer> asked = new ArrayList<>();
+    int n =
+        l.drawPresale(
+            size -> {
+              asked.add(size);
+              int[] reversed = new int[size];
+              for (int k = 0; k < size; k++) {
+                reversed[k] = size - 1 - k;
+              }
+              return reversed;
+            },
+            now());
+    assertEquals(5, n, "a, b, c, d and f never moved");
+    assertEquals(5, asked.get(asked.size() - 1));
+    // The group's places (those of a, b, c, d, f) go to f, d, c, b, a; e keeps b's old place.
+    assertEquals(tokens(v, f, d, e, c, b, a), order(l));
+    assertEquals(3, positionOf(l, e), "tied with d, who took b's place");
+    Client g = waiter(l, 7);
+    assertEquals(tokens(v, f, d, e, c, b, a, g), order(l), "later arrivals queue behind");
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, v)));
+  }
+
+  @Test
+  void aDrawThatIsNotAPermutationMovesNothing() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    assertThrows(
+        IllegalArgumentException.class, () -> l.drawPresale(size -> new int[] {0, 0}, now()));
+    assertThrows(IllegalArgumentException.class, () -> l.drawPresale(size -> new int[] {1}, now()));
+    assertEquals(tokens(a, b), order(l));
+    assertEquals(0, line(1).drawPresale(size -> new int[size], now()), "an empty line: no draw");
+    l.exit(now());
   }
 
   // ── Export and restore ─────────────────────────────────────────────────
