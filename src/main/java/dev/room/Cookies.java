@@ -27,17 +27,22 @@ final class Cookies {
     return null;
   }
 
-  /** Sets {@code room_ticket} (HttpOnly) and {@code room_probe} (script-readable). */
+  /**
+   * Sets {@code room_ticket} (HttpOnly) and {@code room_probe} (script-readable), suffixed with the
+   * room's name if it has one.
+   */
   static void sendTicket(HttpServletResponse res, WaitingRoom room, String token) {
     long maxAge = room.tokenTtl().toSeconds();
-    res.addHeader("Set-Cookie", header(room, TICKET, token, maxAge, true));
-    res.addHeader("Set-Cookie", header(room, PROBE, "1", maxAge, false));
+    WaitingRoom.Web web = room.web();
+    res.addHeader("Set-Cookie", header(room, web.ticketCookie, token, maxAge, true));
+    res.addHeader("Set-Cookie", header(room, web.probeCookie, "1", maxAge, false));
   }
 
-  /** Sets {@code room_pass}. */
+  /** Sets {@code room_pass} (suffixed with the room's name if it has one). */
   static void sendPass(HttpServletResponse res, WaitingRoom room, String passToken) {
     Duration d = room.passDuration();
-    res.addHeader("Set-Cookie", header(room, PASS, passToken, d.toSeconds(), true));
+    res.addHeader(
+        "Set-Cookie", header(room, room.web().passCookie, passToken, d.toSeconds(), true));
   }
 
   static String header(WaitingRoom room, String name, String value, long maxAge, boolean httpOnly) {

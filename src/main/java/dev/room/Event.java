@@ -23,5 +23,7 @@ public enum Event {
   /** {@code setTicketRank} moved a ticket ahead of lower ranks; carries the token. */
   RANK,
   /** A new arrival was turned away because the line was at its maximum depth. */
-  REJECT
+  REJECT,
+  /** The room's {@link RoomMode} changed; {@link Snapshot#mode()} is the new one. */
+  MODE
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import dev.room.engine.PresaleDraw;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
 import dev.room.spi.Tokens;
@@ -19,7 +20,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
- * The export format, version 1: one JSON object, streamed in both directions.
+ * The export format, versions 1 and 2: one JSON object, streamed in both directions.
  *
  * <pre>{@code
  * {"format":"dev.room/line","version":1,"exported_at_ms":...,"capacity":...,
@@ -30,13 +31,24 @@ import java.util.NoSuchElementException;
  *  "ticket_count":N,"pass_count":M}
  * }</pre>
  *
- * Tickets are in line order. Fields appear in this order and every one is required; anything else,
- * a count that does not match, or trailing data is a format error, so a truncated or edited file is
- * refused rather than half-read.
+ * Version 2 is version 1 with the room's pre-sale lottery after {@code capacity}:
+ *
+ * <pre>{@code
+ * "presale":{"opens_at_ms":...,"seed":"<64 hex>","drawn":false,"group":0},
+ * }</pre>
+ *
+ * {@code group} is the number of arrivals the draw placed (0 before it). The seed is the lottery's
+ * secret until the draw, like the tokens the file holds anyway. A room without a pre-sale writes
+ * version 1, so readers that predate version 2 keep reading it; both versions are read.
+ *
+ * <p>Tickets are in line order. Fields appear in this order and every one is required; anything
+ * else, a count that does not match, or trailing data is a format error, so a truncated or edited
+ * file is refused rather than half-read.
  */
 final class LineFormat {
   static final String FORMAT = "dev.room/line";
   static final int VERSION = 1;
+  static final int PRESALE_VERSION = 2;
 
   private static final JsonFactory JSON =
       JsonFactory.builder()
@@ -46,14 +58,22 @@ final class LineFormat {
 
   private LineFormat() {}
 
-  static void write(Line line, OutputStream out, long now) throws IOException {
+  static void write(Line line, OutputStream out, long now, Presale presale) throws IOException {
     try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
       g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
       g.writeStartObject();
       g.writeStringField("format", FORMAT);
-      g.writeNumberField("version", VERSION);
+      g.writeNumberField("version", presale == null ? VERSION : PRESALE_VERSION);
       g.writeNumberField("exported_at_ms", now);
       g.writeNumberField("capacity", line.capacity());
+      if (presale != null) {
+        g.writeObjectFieldStart("presale");
+        g.writeNumberField("opens_at_ms", presale.opensAt());
+        g.writeStringField("seed", PresaleDraw.hex(presale.seed()));
+        g.writeBooleanField("drawn", presale.drawn());
+        g.writeNumberField("group", presale.group());
+        g.writeEndObject();
+      }
       g.writeArrayFieldStart("tickets");
       long[] tickets = {0};
       List<long[]> passes = new ArrayList<>();
@@ -115,6 +135,7 @@ final class LineFormat {
     private final JsonParser p;
     final long exportedAt;
     final int capacity;
+    final Presale presale;
     private long ticketsRead;
     private long passesRead;
 
@@ -127,7 +148,7 @@ final class LineFormat {
         this.p = parser;
         expectString("format", FORMAT);
         long version = number("version");
-        if (version != VERSION) {
+        if (version != VERSION && version != PRESALE_VERSION) {
           throw new ImportFormatException("unsupported export version " + version);
         }
         exportedAt = number("exported_at_ms");
@@ -136,6 +157,7 @@ final class LineFormat {
           throw new ImportFormatException("capacity out of range: " + cap);
         }
         capacity = (int) cap;
+        presale = version == PRESALE_VERSION ? presale() : null;
         field("tickets");
         expect(p.nextToken(), JsonToken.START_ARRAY, "an array of tickets");
       } catch (ImportFormatException e) {
@@ -235,6 +257,23 @@ final class LineFormat {
     @Override
     public void close() throws IOException {
       p.close();
+    }
+
+    private Presale presale() throws IOException {
+      field("presale");
+      expect(p.nextToken(), JsonToken.START_OBJECT, "a presale object");
+      long opensAt = number("opens_at_ms");
+      byte[] seed = PresaleDraw.unhex(string("seed"));
+      boolean drawn = bool("drawn");
+      long group = number("group");
+      expect(p.nextToken(), JsonToken.END_OBJECT, "the end of the presale object");
+      if (seed == null || seed.length != PresaleDraw.SEED_BYTES) {
+        throw new ImportFormatException("presale seed must be 64 hex digits");
+      }
+      if (group < 0 || group > Integer.MAX_VALUE || (!drawn && group != 0)) {
+        throw new ImportFormatException("presale group out of range: " + group);
+      }
+      return new Presale(opensAt, seed, drawn, (int) group);
     }
 
     private void field(String name) throws IOException {

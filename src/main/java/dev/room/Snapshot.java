@@ -12,6 +12,7 @@ package dev.room;
  * @param clientKey the ticket's client key where known, else {@code ""}
  * @param staleTicket on {@link Event#QUEUE}: the request carried a {@code room_ticket} the room no
  *     longer recognises (typically a visitor who was already admitted)
+ * @param mode the room's mode when the event fired; on {@link Event#MODE}, the new one
  */
 public record Snapshot(
     Event event,
@@ -20,7 +21,8 @@ public record Snapshot(
     long queueDepth,
     String token,
     String clientKey,
-    boolean staleTicket) {
+    boolean staleTicket,
+    RoomMode mode) {
 
   /** Whether every slot was taken. */
   public boolean full() {
@@ -49,6 +51,8 @@ public record Snapshot(
         + clientKey
         + ", staleTicket="
         + staleTicket
+        + ", mode="
+        + mode
         + "]";
   }
 }

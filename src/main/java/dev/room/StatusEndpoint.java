@@ -12,9 +12,14 @@ import java.nio.charset.StandardCharsets;
  * {@code GET <status-path>}: where a waiting client stands, as a small JSON object.
  *
  * <p>One line operation per poll. The body is written by hand: it is a handful of fields and this
- * is the busiest endpoint in a sale.
+ * is the busiest endpoint in a sale. A waiting client's body carries, in this order: {@code ready},
+ * {@code position} (not while closed or before a pre-sale draw), the skip-the-line fields, {@code
+ * state}, {@code message}, {@code opens_in_seconds}, {@code wait_low_seconds} and {@code
+ * wait_high_seconds} (only while admission runs and its rate is known) and {@code poll_after_ms}.
  */
 final class StatusEndpoint {
+  static final String PASSTHROUGH = "{\"ready\":true,\"state\":\"passthrough\"}";
+
   private StatusEndpoint() {}
 
   static void handle(WaitingRoom room, HttpServletRequest req, HttpServletResponse res)
@@ -30,7 +35,11 @@ final class StatusEndpoint {
       res.sendError(HttpServletResponse.SC_METHOD_NOT_ALLOWED);
       return;
     }
-    String ticket = Cookies.read(req, Cookies.TICKET);
+    if (room.mode() == RoomMode.PASSTHROUGH) {
+      write(res, 200, PASSTHROUGH); // the gate is off: everyone may come in
+      return;
+    }
+    String ticket = Cookies.read(req, room.web().ticketCookie);
     if (ticket == null || ticket.isEmpty()) {
       write(res, 200, "{\"ready\":false,\"cookies_required\":true}");
       return;
@@ -55,29 +64,62 @@ final class StatusEndpoint {
   static String body(WaitingRoom room, HttpServletRequest req, long outcome) {
     int kind = Outcome.kind(outcome);
     if (kind == Outcome.UNKNOWN || kind == Outcome.ADMITTED) {
-      return "{\"ready\":true}";
+      return room.mode() == RoomMode.PASSTHROUGH ? PASSTHROUGH : "{\"ready\":true}";
     }
     if (kind == Outcome.READY) {
       return "{\"ready\":true,\"position\":0}";
     }
     long position = Outcome.position(outcome);
-    StringBuilder b = new StringBuilder(96);
-    b.append("{\"ready\":false,\"position\":").append(position);
-    String pass = Cookies.read(req, Cookies.PASS);
-    if (pass != null && room.hasValidPass(pass)) {
-      b.append(",\"has_pass\":true");
-    } else {
-      RateFunction rate = room.web().rateFunction;
-      if (rate != null) {
-        BigDecimal perPosition = rate.ratePerPosition(room.queueDepth());
-        if (perPosition != null) {
-          BigDecimal cost = perPosition.multiply(BigDecimal.valueOf(Math.max(0, position - 1)));
-          b.append(",\"skip_cost\":").append(cost.toPlainString());
-          b.append(",\"rate_per_pos\":").append(perPosition.toPlainString());
+    Sale.Standing s = room.sale().standing(position, room.clock().millis());
+    StringBuilder b = new StringBuilder(160);
+    b.append("{\"ready\":false");
+    if (s.showPosition()) {
+      b.append(",\"position\":").append(position);
+      String pass = Cookies.read(req, room.web().passCookie);
+      if (pass != null && room.hasValidPass(pass)) {
+        b.append(",\"has_pass\":true");
+      } else {
+        RateFunction rate = room.web().rateFunction;
+        if (rate != null) {
+          BigDecimal perPosition = rate.ratePerPosition(room.queueDepth());
+          if (perPosition != null) {
+            BigDecimal cost = perPosition.multiply(BigDecimal.valueOf(Math.max(0, position - 1)));
+            b.append(",\"skip_cost\":").append(cost.toPlainString());
+            b.append(",\"rate_per_pos\":").append(perPosition.toPlainString());
+          }
         }
       }
     }
+    b.append(",\"state\":\"").append(s.state()).append('"');
+    if (!s.message().isEmpty()) {
+      b.append(",\"message\":");
+      quote(s.message(), b);
+    }
+    if (s.opensInSeconds() >= 0) {
+      b.append(",\"opens_in_seconds\":").append(s.opensInSeconds());
+    }
+    if (s.waitLow() >= 0) {
+      b.append(",\"wait_low_seconds\":").append(s.waitLow());
+      b.append(",\"wait_high_seconds\":").append(s.waitHigh());
+    }
+    b.append(",\"poll_after_ms\":").append(s.pollAfterMillis());
     return b.append('}').toString();
+  }
+
+  /** Appends {@code s} as a JSON string, with {@code <}, {@code >} and {@code &} escaped too. */
+  static void quote(String s, StringBuilder out) {
+    out.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x2028 || c == 0x2029) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    out.append('"');
   }
 
   static void write(HttpServletResponse res, int status, String json) throws IOException {

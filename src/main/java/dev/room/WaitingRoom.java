@@ -17,6 +17,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Iterator;
 import java.util.List;
@@ -62,7 +63,9 @@ public final class WaitingRoom implements AutoCloseable {
   private final EventBus events;
   private final Reaper reaper;
   private final Smoother utilization = new Smoother(10_000);
+  private final Sale sale;
   private volatile boolean full;
+  private volatile String name = "";
 
   private volatile Duration tokenTtl = DEFAULT_TOKEN_TTL;
   private volatile Duration reaperInterval = DEFAULT_REAPER_INTERVAL;
@@ -81,7 +84,9 @@ public final class WaitingRoom implements AutoCloseable {
       line.setCapacity(b.capacity, clock.millis());
     }
     this.events = new EventBus("");
+    this.sale = new Sale(this, line);
     b.apply(this);
+    sale.start(clock.millis());
     this.policy = buildPolicy();
     this.reaper = new Reaper("", this::evictExpired, this::reaperCadenceMillis);
   }
@@ -274,6 +279,138 @@ public final class WaitingRoom implements AutoCloseable {
     return web.page.source();
   }
 
+  /**
+   * Names the room ({@code [a-z0-9-]}, at most 64 characters; {@code ""} = unnamed, the default) so
+   * several rooms can share one application: a name suffixes every cookie ({@code
+   * room_ticket_<name>}, {@code room_probe_<name>}, {@code room_pass_<name>}) and moves the status
+   * endpoint's default path to {@code /queue/<name>/status}. Changing it strands clients already
+   * queued.
+   */
+  public void setName(String name) {
+    String n = Checks.roomName(name);
+    this.name = n;
+    web.named(n);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  // ── Running a sale ─────────────────────────────────────────────────────
+
+  /**
+   * Switches the room's {@link RoomMode} at once (default {@link RoomMode#OPEN}); fires {@link
+   * Event#MODE}. Switching back to {@code OPEN} hands free slots to the first in line, in order.
+   * With a line shared by several instances, set the same mode on each: the hold itself is shared,
+   * what visitors are told is each instance's.
+   *
+   * @throws UnsupportedOperationException when the room's line cannot hold admissions
+   */
+  public void setMode(RoomMode mode) {
+    sale.setMode(mode, clock.millis());
+  }
+
+  public RoomMode mode() {
+    return sale.mode();
+  }
+
+  /**
+   * Sets a sale-wide announcement (at most 1000 characters; {@code ""} = none, the default), shown
+   * on the waiting page and carried in the status JSON as {@code message}. Without one, the status
+   * explains a pause, a closed sale, queue-all and a pending pre-sale in plain words of its own.
+   */
+  public void setAnnouncement(String text) {
+    sale.setAnnouncement(text);
+  }
+
+  public String announcement() {
+    return sale.announcement();
+  }
+
+  /**
+   * Limits new admissions to {@code perSecond} on top of capacity (0 = unlimited, the default):
+   * slots handed to waiting clients and fast-path entries alike, smoothly, in bursts of at most
+   * {@code max(1, ⌈perSecond⌉)}: over any t seconds at most {@code max(1, ⌈perSecond⌉) +
+   * perSecond·t} clients are let in. Clients already told they are ready are not counted again.
+   * With a line shared by several instances each instance tops the shared allowance up at this
+   * rate: divide the sale's rate among them.
+   */
+  public void setAdmissionRate(double perSecond) {
+    sale.setAdmissionRate(perSecond, clock.millis());
+  }
+
+  public double admissionRate() {
+    return sale.admissionRate();
+  }
+
+  /**
+   * Admissions a second as measured, smoothed over about half a minute on the room's clock; {@link
+   * Double#NaN} while unknown (admission held, or not watched long enough yet). Wait estimates are
+   * built from it.
+   */
+  public double measuredAdmissionRate() {
+    return sale.measuredRate(clock.millis());
+  }
+
+  /**
+   * Schedules a pre-sale lottery: everyone in line when the sale opens at {@code opensAt} (that is,
+   * who arrived before it) is given a place drawn at random, once; later arrivals queue first come,
+   * first served behind them. Until then nobody is admitted and waiting visitors are told the sale
+   * has not opened. {@code null} cancels a pre-sale not yet drawn; scheduling again before the draw
+   * moves the opening and keeps the seed; scheduling the same opening again is a no-op.
+   *
+   * <p>The draw is auditable. A random 32-byte seed is chosen now from {@link
+   * java.security.SecureRandom}; {@link #presaleSeedHash()} (its SHA-256) can be published before
+   * the opening and {@link #presaleSeed()} after it. The order is the seed's Fisher–Yates shuffle
+   * of the arrivals in arrival order: for i from n−1 down to 1, swap element i with element j,
+   * where j is the next word of the stream {@code SHA-256(seed || counter)} (counter = 0, 1, … as 8
+   * big-endian bytes; the digest's first 8 bytes big-endian, shifted right one bit) that is below
+   * {@code floor(2^63 / (i+1)) * (i+1)}, taken modulo i+1. The arrivals are the waiting tickets
+   * that never moved (no promotion, pass or rank), by arrival number: the {@code order} field of an
+   * export, whose {@code place} then shows the draw. Promoted and ranked clients keep their place.
+   * The draw survives export and import and is never run twice.
+   *
+   * @throws IllegalArgumentException when {@code opensAt} is not in the future
+   * @throws IllegalStateException when the draw already took place at another time
+   */
+  public void schedulePresale(Instant opensAt) {
+    sale.schedulePresale(opensAt, clock.millis());
+  }
+
+  /** When the scheduled pre-sale opens, if one is. */
+  public Optional<Instant> presaleOpensAt() {
+    return sale.presaleOpensAt();
+  }
+
+  /**
+   * SHA-256 of the pre-sale's seed, in lower-case hex, to publish before the draw; {@code ""} for
+   * none.
+   */
+  public String presaleSeedHash() {
+    return sale.presaleSeedHash();
+  }
+
+  /**
+   * The pre-sale's seed in hex, once drawn; empty before (it is the lottery's secret until then).
+   */
+  public Optional<String> presaleSeed() {
+    return sale.presaleSeed();
+  }
+
+  /**
+   * Lets {@code controller} set the capacity from the health of the gated requests (their latency
+   * and failures, measured by the filter on the room's clock); {@code null} turns it off (the
+   * default). See {@link CapacityController#adaptive(int, int)}. While one is on, it overrides
+   * {@link #setCapacity} from its next decision.
+   */
+  public void setCapacityController(CapacityController controller) {
+    sale.setCapacityController(controller);
+  }
+
+  public CapacityController capacityController() {
+    return sale.capacityController();
+  }
+
   // ── Introspection ──────────────────────────────────────────────────────
 
   /** Requests holding a slot now. */
@@ -373,6 +510,7 @@ public final class WaitingRoom implements AutoCloseable {
   /** One reaper pass now; returns the number of tickets reclaimed. */
   public int evictExpired() {
     long now = clock.millis();
+    sale.tick(now);
     int[] r = line.evict(now, policy);
     for (int i = 0; i < r[0]; i++) {
       fire(Event.EVICT, "", "", false);
@@ -431,7 +569,7 @@ public final class WaitingRoom implements AutoCloseable {
    * snapshot.
    */
   public void exportTo(OutputStream out) throws IOException {
-    LineFormat.write(line, Objects.requireNonNull(out, "out"), clock.millis());
+    LineFormat.write(line, Objects.requireNonNull(out, "out"), clock.millis(), sale.presale());
   }
 
   /**
@@ -484,7 +622,20 @@ public final class WaitingRoom implements AutoCloseable {
                 counts[pass[2] > now ? 1 : 2]++;
                 return pass[2] > now ? pass : null;
               });
-      int restored = line.restore(tickets, passes, now);
+      Presale before = sale.presale();
+      if (reader.presale != null) {
+        sale.restorePresale(reader.presale, now); // held before the restore hands any slot over
+      }
+      int restored;
+      try {
+        restored = line.restore(tickets, passes, now);
+      } catch (RuntimeException e) {
+        if (reader.presale != null) {
+          sale.restorePresale(before, now);
+        }
+        throw e;
+      }
+      sale.tick(now);
       return new ImportStats(restored, counts[0], counts[1], counts[2]);
     } catch (UncheckedIOException e) {
       throw e.getCause();
@@ -539,8 +690,18 @@ public final class WaitingRoom implements AutoCloseable {
     return events;
   }
 
+  Sale sale() {
+    return sale;
+  }
+
+  /** The room's name for logs. */
+  String displayName() {
+    return name.isEmpty() ? "(unnamed)" : name;
+  }
+
   /** Fast path: a slot with nobody waiting. */
   boolean tryEnter() {
+    sale.tick(clock.millis());
     if (!line.tryEnter()) {
       return false;
     }
@@ -549,6 +710,7 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   void entered() {
+    sale.admitted();
     if (events.listening(Event.ENTER)) {
       fire(Event.ENTER, "", "", false);
     }
@@ -558,9 +720,23 @@ public final class WaitingRoom implements AutoCloseable {
     }
   }
 
+  /** Gives a slot back without a health sample. */
   void exit() {
+    exit(Long.MIN_VALUE, false);
+  }
+
+  /**
+   * Gives back the slot of a gated request that started at {@code startedAt} (room clock; {@code
+   * Long.MIN_VALUE} for no health sample) and {@code failed} or not.
+   */
+  void exit(long startedAt, boolean failed) {
     long now = clock.millis();
+    int inFlight = line.inFlight();
     line.exit(now);
+    sale.tick(now);
+    if (startedAt != Long.MIN_VALUE) {
+      sale.finished(now, now - startedAt, failed, inFlight);
+    }
     utilization.sample(utilization(), now);
     if (events.listening(Event.EXIT)) {
       fire(Event.EXIT, "", "", false);
@@ -578,6 +754,7 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** A status poll, with the events it implies. */
   long poll(long hi, long lo, long now) {
+    sale.tick(now);
     long o = line.poll(hi, lo, now, policy);
     if (Outcome.kind(o) == Outcome.UNKNOWN) {
       retired(o);
@@ -587,6 +764,7 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** A returning ticket holder: admitted if ready, else where it stands. */
   long claim(long hi, long lo, long now) {
+    sale.tick(now);
     long o = line.claim(hi, lo, now, policy);
     int kind = Outcome.kind(o);
     if (kind == Outcome.ADMITTED) {
@@ -599,7 +777,9 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** A newcomer the fast path could not admit; {@code token} is its fresh token's hex form. */
   long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
-    long o = line.arrive(hi, lo, clientKey, pass, clock.millis(), policy);
+    long now = clock.millis();
+    sale.tick(now);
+    long o = line.arrive(hi, lo, clientKey, pass, now, policy);
     switch (Outcome.kind(o)) {
       case Outcome.ADMITTED -> entered();
       case Outcome.REJECTED -> fire(Event.REJECT, "", clientKey, stale);
@@ -612,6 +792,13 @@ public final class WaitingRoom implements AutoCloseable {
       default -> {}
     }
     return o;
+  }
+
+  /** A client in line came in while the gate was off: its place is no longer needed. */
+  void passedThrough(long hi, long lo) {
+    if (line.remove(hi, lo, clock.millis())) {
+      drained();
+    }
   }
 
   /** Fires EVICT or TIMEOUT for an outcome that retired a ticket. */
@@ -628,7 +815,14 @@ public final class WaitingRoom implements AutoCloseable {
     if (events.listening(e)) {
       events.publish(
           new Snapshot(
-              e, line.inFlight(), line.capacity(), line.waiting(), token, clientKey, stale));
+              e,
+              line.inFlight(),
+              line.capacity(),
+              line.waiting(),
+              token,
+              clientKey,
+              stale,
+              sale.mode()));
     }
   }
 
@@ -697,6 +891,19 @@ public final class WaitingRoom implements AutoCloseable {
     volatile RateFunction rateFunction;
     volatile String skipUrl = "";
     volatile WaitingPage page = WaitingPage.DEFAULT;
+    volatile String ticketCookie = Cookies.TICKET;
+    volatile String probeCookie = Cookies.PROBE;
+    volatile String passCookie = Cookies.PASS;
+    volatile String defaultStatusPath = WaitingRoomFilter.DEFAULT_STATUS_PATH;
+
+    void named(String name) {
+      String suffix = name.isEmpty() ? "" : "_" + name;
+      ticketCookie = Cookies.TICKET + suffix;
+      probeCookie = Cookies.PROBE + suffix;
+      passCookie = Cookies.PASS + suffix;
+      defaultStatusPath =
+          name.isEmpty() ? WaitingRoomFilter.DEFAULT_STATUS_PATH : "/queue/" + name + "/status";
+    }
   }
 
   /**
@@ -799,6 +1006,32 @@ public final class WaitingRoom implements AutoCloseable {
 
     public Builder html(String html) {
       return add(r -> r.setHtml(html));
+    }
+
+    public Builder name(String name) {
+      Checks.roomName(name);
+      return add(r -> r.setName(name));
+    }
+
+    public Builder mode(RoomMode mode) {
+      Objects.requireNonNull(mode, "mode");
+      return add(r -> r.setMode(mode));
+    }
+
+    public Builder announcement(String text) {
+      return add(r -> r.setAnnouncement(text));
+    }
+
+    public Builder admissionRate(double perSecond) {
+      return add(r -> r.setAdmissionRate(perSecond));
+    }
+
+    public Builder schedulePresale(Instant opensAt) {
+      return add(r -> r.schedulePresale(opensAt));
+    }
+
+    public Builder capacityController(CapacityController controller) {
+      return add(r -> r.setCapacityController(controller));
     }
 
     /** Builds the room; it starts its reaper and event threads. */

@@ -66,7 +66,7 @@ public final class WaitingRoomFilter implements Filter {
 
   private WaitingRoom room;
   private boolean ownsRoom;
-  private String statusPath = DEFAULT_STATUS_PATH;
+  private volatile String statusPath; // null: the room's default
   private final List<String> bypassPaths = new ArrayList<>();
   private volatile Predicate<HttpServletRequest> bypass = r -> false;
 
@@ -94,7 +94,10 @@ public final class WaitingRoomFilter implements Filter {
     return this;
   }
 
-  /** Serves the status endpoint at {@code path} instead of {@value #DEFAULT_STATUS_PATH}. */
+  /**
+   * Serves the status endpoint at {@code path} instead of the room's default: {@value
+   * #DEFAULT_STATUS_PATH}, or {@code /queue/<name>/status} for a named room.
+   */
   public WaitingRoomFilter statusPath(String path) {
     statusPath = FilterConfigReader.path("status-path", path);
     return this;
@@ -161,7 +164,7 @@ public final class WaitingRoomFilter implements Filter {
       return;
     }
     String path = path(req);
-    if (path.equals(statusPath)) {
+    if (path.equals(effectiveStatusPath(room))) {
       StatusEndpoint.handle(room, req, res);
       return;
     }
@@ -175,9 +178,18 @@ public final class WaitingRoomFilter implements Filter {
   private void admit(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     WaitingRoom r = room;
-    String ticket = Cookies.read(req, Cookies.TICKET);
+    RoomMode mode = r.mode();
+    String ticket = Cookies.read(req, r.web().ticketCookie);
     boolean stale = ticket != null && !ticket.isEmpty();
-    if (stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0) {
+    boolean held = stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0;
+    if (mode == RoomMode.PASSTHROUGH) {
+      if (held) {
+        r.passedThrough(Tokens.hi(ticket), Tokens.lo(ticket)); // let in: its place is not needed
+      }
+      chain.doFilter(req, res);
+      return;
+    }
+    if (held) {
       long o = r.claim(Tokens.hi(ticket), Tokens.lo(ticket), r.clock().millis());
       int kind = Outcome.kind(o);
       if (kind == Outcome.ADMITTED) {
@@ -185,9 +197,17 @@ public final class WaitingRoomFilter implements Filter {
         return;
       }
       if (kind == Outcome.WAITING) {
-        waiting(r, req, res, ticket, Outcome.position(o), o);
+        if (r.mode() == RoomMode.CLOSED) {
+          closed(r, req, res, ticket);
+        } else {
+          waiting(r, req, res, ticket, Outcome.position(o), o);
+        }
         return;
       }
+    }
+    if (mode == RoomMode.CLOSED) {
+      closed(r, req, res, null);
+      return;
     }
     if (r.tryEnter()) {
       run(r, req, res, chain);
@@ -195,7 +215,7 @@ public final class WaitingRoomFilter implements Filter {
     }
     Function<HttpServletRequest, String> keyFn = r.web().clientKeyFunction;
     String clientKey = keyFn == null ? "" : Checks.clientKey(keyFn.apply(req));
-    String pass = Cookies.read(req, Cookies.PASS);
+    String pass = Cookies.read(req, r.web().passCookie);
     boolean hasPass = pass != null && r.hasValidPass(pass);
     long o;
     String token;
@@ -211,22 +231,28 @@ public final class WaitingRoomFilter implements Filter {
     }
   }
 
-  /** Runs the application holding a slot; gives it back exactly once when the response is done. */
+  /**
+   * Runs the application holding a slot; gives it back exactly once when the response is done, with
+   * the request's latency and outcome for the room's capacity controller.
+   */
   private static void run(
       WaitingRoom r, HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
+    long started = r.clock().millis();
+    boolean threw = true;
     try {
       chain.doFilter(req, res);
+      threw = false;
     } finally {
       if (req.isAsyncStarted()) {
-        SlotRelease release = new SlotRelease(r);
+        SlotRelease release = new SlotRelease(r, started, res);
         try {
           req.getAsyncContext().addListener(release);
         } catch (IllegalStateException completedMeanwhile) {
-          release.run();
+          release.release(threw);
         }
       } else {
-        r.exit();
+        r.exit(started, threw || res.getStatus() >= 500);
       }
     }
   }
@@ -246,8 +272,8 @@ public final class WaitingRoomFilter implements Filter {
       StatusEndpoint.write(res, 503, StatusEndpoint.body(r, req, outcome));
       return;
     }
-    String statusUrl = req.getContextPath() + statusPath;
-    byte[] page = r.web().page.render(position, r.web().skipUrl, statusUrl, Cookies.PROBE);
+    String statusUrl = req.getContextPath() + effectiveStatusPath(r);
+    byte[] page = r.web().page.render(position, r.web().skipUrl, statusUrl, r.web().probeCookie);
     res.setStatus(200);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
@@ -267,6 +293,35 @@ public final class WaitingRoomFilter implements Filter {
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(QUEUE_FULL_HTML.length);
     res.getOutputStream().write(QUEUE_FULL_HTML);
+  }
+
+  /**
+   * A closed sale: nobody new is queued. A client in line ({@code ticket} not null) keeps its place
+   * should the room reopen: its cookies are re-sent and the page reloads now and then.
+   */
+  private static void closed(
+      WaitingRoom r, HttpServletRequest req, HttpServletResponse res, String ticket)
+      throws IOException {
+    res.setHeader("Cache-Control", "no-store");
+    if (ticket != null) {
+      Cookies.sendTicket(res, r, ticket);
+    }
+    if (prefersJson(req)) {
+      StatusEndpoint.write(
+          res, 503, StatusEndpoint.body(r, req, Outcome.of(Outcome.WAITING, 0, 0)));
+      return;
+    }
+    byte[] page = ClosedPage.render(r.sale().standing(0, r.clock().millis()).message(), ticket);
+    res.setStatus(503);
+    res.setContentType("text/html;charset=utf-8");
+    res.setContentLength(page.length);
+    res.getOutputStream().write(page);
+  }
+
+  /** The status path for {@code r}: the one set on this filter, else the room's default. */
+  private String effectiveStatusPath(WaitingRoom r) {
+    String p = statusPath;
+    return p != null ? p : r.web().defaultStatusPath;
   }
 
   /** Whether the Accept header ranks application/json above text/html. */
@@ -321,34 +376,37 @@ public final class WaitingRoomFilter implements Filter {
   }
 
   /** Gives one slot back, once, whichever of complete, error or timeout comes first. */
-  private static final class SlotRelease implements AsyncListener, Runnable {
+  private static final class SlotRelease implements AsyncListener {
     private final WaitingRoom room;
+    private final long started;
+    private final HttpServletResponse response;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    SlotRelease(WaitingRoom room) {
+    SlotRelease(WaitingRoom room, long started, HttpServletResponse response) {
       this.room = room;
+      this.started = started;
+      this.response = response;
     }
 
-    @Override
-    public void run() {
+    void release(boolean failed) {
       if (released.compareAndSet(false, true)) {
-        room.exit();
+        room.exit(started, failed || response.getStatus() >= 500);
       }
     }
 
     @Override
     public void onComplete(AsyncEvent event) {
-      run();
+      release(false);
     }
 
     @Override
     public void onTimeout(AsyncEvent event) {
-      run();
+      release(true);
     }
 
     @Override
     public void onError(AsyncEvent event) {
-      run();
+      release(true);
     }
 
     @Override

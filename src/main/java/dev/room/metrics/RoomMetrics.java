@@ -1,6 +1,7 @@
 package dev.room.metrics;
 
 import dev.room.Event;
+import dev.room.RoomMode;
 import dev.room.WaitingRoom;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -21,9 +22,12 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Gauges, read when the registry is scraped: {@value #CAPACITY}, {@value #IN_FLIGHT}, {@value
  * #QUEUE_DEPTH} ({@link WaitingRoom#queueDepth()}), {@value #LIVE_QUEUE_DEPTH} ({@link
- * WaitingRoom#liveQueueDepth()}), {@value #UTILIZATION} and {@value #UTILIZATION_SMOOTHED}. One
- * counter, {@value #EVENTS}, tagged {@code event} with the lower-case {@link Event} name ({@code
- * enter}, {@code queue}, {@code evict}, …). In Prometheus these read {@code room_in_flight}, {@code
+ * WaitingRoom#liveQueueDepth()}), {@value #UTILIZATION}, {@value #UTILIZATION_SMOOTHED}, {@value
+ * #ADMISSION_RATE} ({@link WaitingRoom#measuredAdmissionRate()}) and {@value #MODE}: one gauge per
+ * {@link RoomMode}, tagged {@code mode} ({@code open}, {@code passthrough}, …), reading 1 for the
+ * room's mode and 0 for the others, so a gate switched off shows on a dashboard. One counter,
+ * {@value #EVENTS}, tagged {@code event} with the lower-case {@link Event} name ({@code enter},
+ * {@code queue}, {@code evict}, …). In Prometheus these read {@code room_in_flight}, {@code
  * room_events_total{event="enter"}} and so on.
  *
  * <p>The counters are fed by handlers added with {@link WaitingRoom#on}, so they run on the room's
@@ -53,6 +57,12 @@ public final class RoomMetrics implements MeterBinder {
 
   /** Gauge: {@link #UTILIZATION} smoothed over about ten seconds. */
   public static final String UTILIZATION_SMOOTHED = "room.utilization.smoothed";
+
+  /** Gauge: admissions a second, measured and smoothed (NaN while unknown). */
+  public static final String ADMISSION_RATE = "room.admission.rate";
+
+  /** Gauges tagged {@code mode}: 1 for the room's {@link RoomMode}, 0 for the others. */
+  public static final String MODE = "room.mode";
 
   /** Counter of events, tagged {@code event}. */
   public static final String EVENTS = "room.events";
@@ -91,6 +101,19 @@ public final class RoomMetrics implements MeterBinder {
         UTILIZATION_SMOOTHED,
         "In-flight requests / capacity, smoothed over about ten seconds",
         WaitingRoom::utilizationSmoothed);
+    gauge(
+        registry,
+        ADMISSION_RATE,
+        "Admissions a second, measured and smoothed",
+        WaitingRoom::measuredAdmissionRate);
+    for (RoomMode m : RoomMode.values()) {
+      Gauge.builder(MODE, room, r -> r.mode() == m ? 1 : 0)
+          .description("1 for the room's mode (open, queue_all, paused, passthrough, closed)")
+          .tags(tags)
+          .tag("mode", m.name().toLowerCase(Locale.ROOT))
+          .strongReference(true)
+          .register(registry);
+    }
     for (Event e : Event.values()) {
       Counter counter =
           Counter.builder(EVENTS)

@@ -1,0 +1,348 @@
+package dev.room;
+
+import dev.room.engine.AdmissionMeter;
+import dev.room.engine.AdmissionPacer;
+import dev.room.engine.PresaleDraw;
+import dev.room.spi.Line;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The controls of a sale behind a {@link WaitingRoom}: its mode, announcement, admission rate,
+ * pre-sale lottery, measured admission rate and wait estimates, and adaptive capacity.
+ *
+ * <p>Implementation notes. Admission is <em>held</em> unless the mode is {@link RoomMode#OPEN} and
+ * no pre-sale waits for its draw. Holding is the line's allowance at 0, set by the {@link
+ * AdmissionPacer} ({@link #applyGate}), so the line itself refuses every hand-over and fast-path
+ * entry: no race with a request already past the room's checks can admit anyone. Mode changes, the
+ * draw and pre-sale changes are serialised on this object's monitor. Lock order: this monitor, the
+ * pacer's, the line's lock. The request path reads volatile fields only, and takes the monitor
+ * once, for the draw, at the first call at or after the opening.
+ */
+final class Sale {
+  private static final Logger LOG = LoggerFactory.getLogger(WaitingRoom.class);
+
+  static final String PAUSED_MESSAGE =
+      "Admission is paused for now. Everyone keeps their place in line, and this page carries on"
+          + " by itself when admission resumes.";
+  static final String CLOSED_MESSAGE =
+      "This sale has closed: nobody more will be let in from this line.";
+  static final String QUEUE_ALL_MESSAGE =
+      "Admission has not started yet. You have your place in line, and this page lets you in when"
+          + " it starts.";
+  static final String PRESALE_MESSAGE =
+      "The sale has not opened yet. Everyone who arrives before it opens gets a place in line"
+          + " drawn at random when it opens.";
+
+  static final long POLL_MILLIS = 3000;
+  static final long PAUSED_POLL_MILLIS = 5000;
+  static final long CLOSED_POLL_MILLIS = 30_000;
+  static final long MAX_POLL_MILLIS = 30_000;
+  static final long NEAR_FRONT_POLL_MILLIS = 2000;
+  static final long NEAR_FRONT = 10;
+  static final int MAX_ANNOUNCEMENT = 1000;
+
+  private final WaitingRoom room;
+  private final Line line;
+  private final AdmissionPacer pacer;
+  private final AdmissionMeter meter = new AdmissionMeter(30_000);
+  private volatile RoomMode mode = RoomMode.OPEN;
+  private volatile String announcement = "";
+  private volatile double admissionRate;
+  private volatile Presale presale;
+  private volatile CapacityController controller;
+
+  Sale(WaitingRoom room, Line line) {
+    this.room = room;
+    this.line = line;
+    this.pacer = new AdmissionPacer(line);
+  }
+
+  /** Sets the line's allowance from the settings; called once the room is built. */
+  synchronized void start(long now) {
+    applyGate(now);
+  }
+
+  // ── Settings ───────────────────────────────────────────────────────────
+
+  void setMode(RoomMode next, long now) {
+    Objects.requireNonNull(next, "mode");
+    RoomMode previous;
+    synchronized (this) {
+      previous = mode;
+      if (previous == next) {
+        return;
+      }
+      mode = next;
+      applyGate(now);
+    }
+    if (next == RoomMode.PASSTHROUGH) {
+      LOG.warn(
+          "room {}: PASSTHROUGH: the waiting room is OFF; every request goes straight to the"
+              + " application (was {})",
+          room.displayName(),
+          previous);
+    } else {
+      LOG.info("room {}: mode {} (was {})", room.displayName(), next, previous);
+    }
+    room.fire(Event.MODE, "", "", false);
+  }
+
+  RoomMode mode() {
+    return mode;
+  }
+
+  void setAnnouncement(String text) {
+    String a = text == null ? "" : text.strip();
+    if (a.length() > MAX_ANNOUNCEMENT) {
+      throw new IllegalArgumentException(
+          "announcement must be at most " + MAX_ANNOUNCEMENT + " characters, was " + a.length());
+    }
+    announcement = a;
+  }
+
+  String announcement() {
+    return announcement;
+  }
+
+  synchronized void setAdmissionRate(double perSecond, long now) {
+    if (!(perSecond >= 0) || Double.isInfinite(perSecond)) {
+      throw new IllegalArgumentException(
+          "admissionRate must be 0 (unlimited) or a positive number, was " + perSecond);
+    }
+    admissionRate = perSecond;
+    applyGate(now);
+  }
+
+  double admissionRate() {
+    return admissionRate;
+  }
+
+  void setCapacityController(CapacityController c) {
+    controller = c;
+  }
+
+  CapacityController capacityController() {
+    return controller;
+  }
+
+  // ── The pre-sale lottery ───────────────────────────────────────────────
+
+  synchronized void schedulePresale(Instant opensAt, long now) {
+    Presale p = presale;
+    if (opensAt == null) {
+      if (p != null && p.drawn()) {
+        throw new IllegalStateException("the pre-sale draw already took place");
+      }
+      presale = null;
+      applyGate(now);
+      return;
+    }
+    long at = opensAt.toEpochMilli();
+    if (p != null && p.opensAt() == at) {
+      return; // idempotent: a restart that scheduled again after importing its line
+    }
+    if (p != null && p.drawn()) {
+      throw new IllegalStateException("the pre-sale draw already took place");
+    }
+    if (at <= now) {
+      throw new IllegalArgumentException("opensAt must be in the future, was " + opensAt);
+    }
+    presale = p == null ? Presale.schedule(at) : p.reschedule(at);
+    applyGate(now);
+  }
+
+  String presaleSeedHash() {
+    Presale p = presale;
+    return p == null ? "" : p.seedHash();
+  }
+
+  Optional<String> presaleSeed() {
+    Presale p = presale;
+    return p != null && p.drawn() ? Optional.of(PresaleDraw.hex(p.seed())) : Optional.empty();
+  }
+
+  Optional<Instant> presaleOpensAt() {
+    Presale p = presale;
+    return p == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(p.opensAt()));
+  }
+
+  Presale presale() {
+    return presale;
+  }
+
+  /** Adopts the pre-sale of an imported line (its seed, and whether it was drawn). */
+  void restorePresale(Presale p, long now) {
+    synchronized (this) {
+      presale = p;
+      applyGate(now);
+    }
+    tick(now);
+  }
+
+  /** Whether the pre-sale's arrivals still wait for their draw. */
+  boolean presalePending() {
+    Presale p = presale;
+    return p != null && !p.drawn();
+  }
+
+  // ── The request path ───────────────────────────────────────────────────
+
+  /** Whether admission is held: any mode but OPEN, or a pre-sale not drawn yet. */
+  boolean held() {
+    return mode != RoomMode.OPEN || presalePending();
+  }
+
+  /** Runs the draw when the pre-sale opens and tops the admission rate up. Cheap otherwise. */
+  void tick(long now) {
+    Presale p = presale;
+    if (p != null && !p.drawn() && now >= p.opensAt()) {
+      draw(now);
+    }
+    pacer.tick(now);
+  }
+
+  void admitted() {
+    meter.record();
+  }
+
+  /** A gated request finished: feeds the capacity controller, if any. */
+  void finished(long now, long latencyMillis, boolean failed, int inFlight) {
+    CapacityController c = controller;
+    if (c == null) {
+      return;
+    }
+    int capacity = line.capacity();
+    int wanted = c.onSample(now, latencyMillis, failed, inFlight, capacity);
+    if (wanted >= 1 && wanted != capacity) {
+      room.setCapacity(wanted);
+    }
+  }
+
+  /** Admissions a second, measured and smoothed; NaN while unknown or held. */
+  double measuredRate(long now) {
+    return meter.perSecond(now);
+  }
+
+  // ── What a waiting visitor is told ─────────────────────────────────────
+
+  /**
+   * A waiting visitor's standing, as the status JSON carries it.
+   *
+   * @param state {@code waiting}, {@code paused}, {@code closed} or {@code passthrough}
+   * @param showPosition whether the position means anything now (not while closed or before a
+   *     pre-sale draw)
+   * @param message the announcement, else a plain sentence for the state; {@code ""} for none
+   * @param opensInSeconds seconds until a pending pre-sale opens, else -1
+   * @param waitLow the low end of the wait estimate in seconds, else -1
+   * @param waitHigh the high end, else -1
+   * @param pollAfterMillis when to poll next, with jitter
+   */
+  record Standing(
+      String state,
+      boolean showPosition,
+      String message,
+      long opensInSeconds,
+      long waitLow,
+      long waitHigh,
+      long pollAfterMillis) {}
+
+  Standing standing(long position, long now) {
+    RoomMode m = mode;
+    Presale p = presale;
+    boolean pending = p != null && !p.drawn();
+    String message = announcement;
+    if (message.isEmpty()) {
+      message =
+          switch (m) {
+            case PAUSED -> PAUSED_MESSAGE;
+            case CLOSED -> CLOSED_MESSAGE;
+            case QUEUE_ALL -> pending ? PRESALE_MESSAGE : QUEUE_ALL_MESSAGE;
+            default -> pending ? PRESALE_MESSAGE : "";
+          };
+    }
+    long opensIn = pending ? Math.max(0, (p.opensAt() - now + 999) / 1000) : -1;
+    long depth = line.waiting();
+    long poll =
+        switch (m) {
+          case CLOSED -> CLOSED_POLL_MILLIS;
+          case PAUSED -> PAUSED_POLL_MILLIS;
+          default -> POLL_MILLIS;
+        };
+    poll =
+        Math.min(m == RoomMode.CLOSED ? 2 * MAX_POLL_MILLIS : MAX_POLL_MILLIS, load(poll, depth));
+    long low = -1;
+    long high = -1;
+    if (!held()) {
+      double rate = meter.perSecond(now);
+      if (rate > 0) {
+        double estimate = position / rate;
+        double spread = 0.25 + 2.0 / Math.sqrt(Math.max(1, position));
+        low = (long) Math.floor(estimate / (1 + spread));
+        high = (long) Math.ceil(estimate * (1 + spread) + poll / 1000.0);
+        poll = Math.min(poll, Math.max(NEAR_FRONT_POLL_MILLIS, low * 1000 / 4));
+      }
+      if (position <= NEAR_FRONT) {
+        poll = Math.min(poll, NEAR_FRONT_POLL_MILLIS);
+      }
+    } else if (pending && opensIn >= 0) {
+      poll = Math.min(poll, Math.max(NEAR_FRONT_POLL_MILLIS, opensIn * 1000));
+    }
+    return new Standing(
+        m.state(), m != RoomMode.CLOSED && !pending, message, opensIn, low, high, jitter(poll));
+  }
+
+  /** Longer polls under load: ×1 up to a thousand waiting, ×2.5 at ten thousand, ×4 at 100k. */
+  private static long load(long base, long depth) {
+    if (depth <= 1000) {
+      return base;
+    }
+    return (long) (base * (1 + 1.5 * Math.log10(depth / 1000.0)));
+  }
+
+  /** ±20% of {@code millis}, never under the poll interval the line enforces. */
+  private static long jitter(long millis) {
+    double f = 0.8 + 0.4 * ThreadLocalRandom.current().nextDouble();
+    return Math.max(WaitingRoom.POLL_INTERVAL_MILLIS, (long) (millis * f));
+  }
+
+  // ── Internals ──────────────────────────────────────────────────────────
+
+  /**
+   * Puts the line's allowance and the meter in step with the settings. Caller holds the monitor.
+   */
+  private void applyGate(long now) {
+    boolean open = !held();
+    pacer.configure(open, admissionRate, now);
+    if (open) {
+      meter.start(now);
+    } else {
+      meter.stop(now);
+    }
+  }
+
+  private void draw(long now) {
+    int n;
+    Presale p;
+    synchronized (this) {
+      p = presale;
+      if (p == null || p.drawn() || now < p.opensAt()) {
+        return;
+      }
+      byte[] seed = p.seed();
+      n = line.drawPresale(size -> PresaleDraw.order(seed, size), now);
+      presale = p.afterDraw(n);
+      applyGate(now);
+    }
+    LOG.info(
+        "room {}: pre-sale draw: {} arrivals placed at random; seed {} (SHA-256 {})",
+        room.displayName(),
+        n,
+        PresaleDraw.hex(p.seed()),
+        p.seedHash());
+  }
+}
