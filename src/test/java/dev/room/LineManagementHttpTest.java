@@ -51,7 +51,7 @@ class LineManagementHttpTest {
 
   private String status(Browser b) throws Exception {
     clock.advanceMillis(1001);
-    return b.get(jetty.url("/queue/status"), "application/json").body();
+    return StatusBodies.stable(b.get(jetty.url("/queue/status"), "application/json").body());
   }
 
   private Browser queued(String clientKey) throws Exception {
@@ -72,9 +72,11 @@ class LineManagementHttpTest {
     HttpResponse<String> page = b.get(jetty.url("/"));
     assertTrue(page.body().contains("href=\"/pay?x=1&amp;y=2\""), "escaped skip URL");
     assertEquals(
-        "{\"ready\":false,\"position\":1,\"skip_cost\":0.00,\"rate_per_pos\":1.25}", status(a));
+        "{\"ready\":false,\"position\":1,\"skip_cost\":0.00,\"rate_per_pos\":1.25,\"state\":\"waiting\"}",
+        status(a));
     assertEquals(
-        "{\"ready\":false,\"position\":2,\"skip_cost\":1.25,\"rate_per_pos\":1.25}", status(b));
+        "{\"ready\":false,\"position\":2,\"skip_cost\":1.25,\"rate_per_pos\":1.25,\"state\":\"waiting\"}",
+        status(b));
     List<TicketInfo> q = room.queue(10);
     assertEquals("1.1.1.1", q.get(0).clientKey());
     assertEquals("2.2.2.2", q.get(1).clientKey());
@@ -99,14 +101,16 @@ class LineManagementHttpTest {
     PromoteResult paid = room.promoteTokenToFront(payer.cookie("room_ticket"));
     assertEquals(new BigDecimal("2.50"), paid.cost());
     payer.setCookie(jetty.url("/"), "room_pass", paid.passToken());
-    assertEquals("{\"ready\":false,\"position\":1,\"has_pass\":true}", status(payer));
+    assertEquals(
+        "{\"ready\":false,\"position\":1,\"has_pass\":true,\"state\":\"waiting\"}", status(payer));
 
     // The payer leaves and comes back later with a fresh browser session but the pass cookie.
     assertTrue(room.removeToken(payer.cookie("room_ticket")));
     Browser back = new Browser();
     back.setCookie(jetty.url("/"), "room_pass", paid.passToken());
     back.get(jetty.url("/"));
-    assertEquals("{\"ready\":false,\"position\":1,\"has_pass\":true}", status(back));
+    assertEquals(
+        "{\"ready\":false,\"position\":1,\"has_pass\":true,\"state\":\"waiting\"}", status(back));
     assertTrue(room.ticket(back.cookie("room_ticket")).orElseThrow().hasPass());
 
     clock.advance(Duration.ofMinutes(31));

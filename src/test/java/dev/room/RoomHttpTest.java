@@ -73,7 +73,7 @@ class RoomHttpTest {
 
   private String status(Browser b) throws Exception {
     clock.advanceMillis(1001);
-    return b.get(jetty.url("/queue/status"), "application/json").body();
+    return StatusBodies.stable(b.get(jetty.url("/queue/status"), "application/json").body());
   }
 
   @Test
@@ -139,7 +139,8 @@ class RoomHttpTest {
     HttpResponse<String> json = second.get(jetty.url("/api/items"), "application/json");
     assertEquals(503, json.statusCode());
     assertEquals("3", json.headers().firstValue("Retry-After").orElse(""));
-    assertEquals("{\"ready\":false,\"position\":2}", json.body());
+    assertEquals(
+        "{\"ready\":false,\"position\":2,\"state\":\"waiting\"}", StatusBodies.stable(json.body()));
 
     // A reload while waiting shows the updated position and re-sends the cookies.
     HttpResponse<String> again = first.get(jetty.url("/shop"));
@@ -149,7 +150,7 @@ class RoomHttpTest {
     app.releaseOne();
     holder.join();
     assertEquals("{\"ready\":true,\"position\":0}", status(first));
-    assertEquals("{\"ready\":false,\"position\":1}", status(second));
+    assertEquals("{\"ready\":false,\"position\":1,\"state\":\"waiting\"}", status(second));
     app.parkRequests(false);
     assertEquals("app:/shop", first.get(jetty.url("/shop")).body());
     assertEquals("{\"ready\":true,\"position\":0}", status(second));
@@ -168,7 +169,9 @@ class RoomHttpTest {
     HttpResponse<String> limited = b.get(jetty.url("/queue/status"), "application/json");
     assertEquals(429, limited.statusCode());
     assertEquals("1", limited.headers().firstValue("Retry-After").orElse(""));
-    assertEquals("{\"ready\":false,\"position\":1}", limited.body());
+    assertEquals(
+        "{\"ready\":false,\"position\":1,\"state\":\"waiting\"}",
+        StatusBodies.stable(limited.body()));
     app.releaseOne();
     holder.join();
   }
@@ -182,7 +185,10 @@ class RoomHttpTest {
     for (int i = 0; i < 40; i++) { // 40 × 30 s = 20 minutes, four TTLs
       clock.advance(Duration.ofSeconds(30));
       HttpResponse<String> r = b.get(jetty.url("/queue/status"), "application/json");
-      assertEquals("{\"ready\":false,\"position\":1}", r.body(), "poll " + i);
+      assertEquals(
+          "{\"ready\":false,\"position\":1,\"state\":\"waiting\"}",
+          StatusBodies.stable(r.body()),
+          "poll " + i);
       refreshes += r.headers().allValues("Set-Cookie").isEmpty() ? 0 : 1;
       room.evictExpired();
     }

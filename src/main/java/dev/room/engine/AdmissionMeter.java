@@ -14,12 +14,14 @@ import java.util.concurrent.atomic.LongAdder;
 public final class AdmissionMeter {
   static final long FOLD_MILLIS = 1000;
   static final long WARM_UP_MILLIS = 5000;
+  static final long WARM_UP_ADMISSIONS = 3;
 
   private final double tauMillis;
   private final LongAdder pending = new LongAdder();
   private boolean running;
   private long lastFold;
   private long watched;
+  private long seen;
   private double perMilli = Double.NaN;
 
   public AdmissionMeter(double tauMillis) {
@@ -57,7 +59,7 @@ public final class AdmissionMeter {
       return Double.NaN;
     }
     fold(now, FOLD_MILLIS);
-    if (watched < WARM_UP_MILLIS || !(perMilli > 0)) {
+    if (watched < WARM_UP_MILLIS || seen < WARM_UP_ADMISSIONS || !(perMilli > 0)) {
       return Double.NaN;
     }
     return perMilli * 1000;
@@ -68,7 +70,9 @@ public final class AdmissionMeter {
     if (dt <= 0 || dt < minGap) {
       return;
     }
-    double instant = (double) pending.sumThenReset() / dt;
+    long n = pending.sumThenReset();
+    seen += n;
+    double instant = (double) n / dt;
     if (Double.isNaN(perMilli)) {
       perMilli = instant;
     } else {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.room.Browser;
 import dev.room.FakeClock;
 import dev.room.ParkingServlet;
+import dev.room.StatusBodies;
 import dev.room.WaitingRoom;
 import dev.room.WaitingRoomFilter;
 import jakarta.servlet.DispatcherType;
@@ -58,8 +59,8 @@ class EmbeddedJettyTest {
         Browser b = new Browser();
         assertTrue(b.get(base + "/").body().contains("aria-live"), "b sees the waiting page");
         assertEquals(
-            "{\"ready\":false,\"position\":1}",
-            b.get(base + "/queue/status", "application/json").body());
+            "{\"ready\":false,\"position\":1,\"state\":\"waiting\"}",
+            StatusBodies.stable(b.get(base + "/queue/status", "application/json").body()));
 
         app.parkRequests(false);
         assertEquals("app:/static/x.css", new Browser().get(base + "/static/x.css").body());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.FakeClock;
 import dev.room.ParkingServlet;
+import dev.room.StatusBodies;
 import dev.room.WaitingRoom;
 import dev.room.WaitingRoomFilter;
 import jakarta.servlet.DispatcherType;
@@ -93,8 +94,8 @@ class EmbeddedTomcatTest {
     PlainCookieBrowser c = new PlainCookieBrowser();
     assertTrue(b.get(url("/second")).body().contains("aria-live"), "b sees the waiting page");
     assertTrue(c.get(url("/third")).body().contains("aria-live"), "c sees the waiting page");
-    assertEquals("{\"ready\":false,\"position\":1}", status(b));
-    assertEquals("{\"ready\":false,\"position\":2}", status(c));
+    assertEquals("{\"ready\":false,\"position\":1,\"state\":\"waiting\"}", status(b));
+    assertEquals("{\"ready\":false,\"position\":2,\"state\":\"waiting\"}", status(c));
     assertEquals(1, room.inFlight());
     assertEquals(2, room.queueDepth());
 
@@ -147,7 +148,7 @@ class EmbeddedTomcatTest {
     PlainCookieBrowser b = new PlainCookieBrowser();
     assertTrue(b.get(url("/shop")).body().contains("aria-live"), "b waits");
     assertNotNull(b.cookie("room_ticket"));
-    assertEquals("{\"ready\":false,\"position\":1}", status(b));
+    assertEquals("{\"ready\":false,\"position\":1,\"state\":\"waiting\"}", status(b));
     assertEquals("static", new PlainCookieBrowser().get(url("/static/app.css")).body(), "bypassed");
 
     HoldServlet.release.countDown();
@@ -231,7 +232,7 @@ class EmbeddedTomcatTest {
   }
 
   private String status(PlainCookieBrowser b) throws Exception {
-    return b.get(url("/queue/status"), "application/json").body();
+    return StatusBodies.stable(b.get(url("/queue/status"), "application/json").body());
   }
 
   private CompletableFuture<HttpResponse<String>> async(PlainCookieBrowser b, String path) {
