@@ -175,13 +175,13 @@ final class Sale {
     return presale;
   }
 
-  /** Adopts the pre-sale of an imported line (its seed, and whether it was drawn). */
-  void restorePresale(Presale p, long now) {
-    synchronized (this) {
-      presale = p;
-      applyGate(now);
-    }
-    tick(now);
+  /**
+   * Adopts the pre-sale of an imported line (its seed, and whether it was drawn), before the line
+   * is restored, so a pending draw holds the restored line; the room ticks once the line is in.
+   */
+  synchronized void restorePresale(Presale p, long now) {
+    presale = p;
+    applyGate(now);
   }
 
   /** Whether the pre-sale's arrivals still wait for their draw. */

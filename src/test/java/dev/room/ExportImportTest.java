@@ -175,13 +175,78 @@ class ExportImportTest {
   }
 
   @Test
+  void theVersion2GoldenFileImportsWithItsDrawWhichIsNeverRunAgain() throws Exception {
+    try (InputStream in = getClass().getResourceAsStream("export-v2.json");
+        WaitingRoom r = room(1)) {
+      r.schedulePresale(clock.instant().plusSeconds(60)); // replaced by the file's drawn pre-sale
+      assertEquals(6, r.importFrom(in).restored());
+      assertEquals(
+          "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20",
+          r.presaleSeed().orElseThrow());
+      assertEquals(
+          "ae216c2ef5247a3782c135efa279a3e4cdc61094270f5d2be58c6204b7a612c9", r.presaleSeedHash());
+      List<String> order = new ArrayList<>();
+      for (TicketInfo t : r.queue(10)) {
+        order.add(t.token().substring(30));
+      }
+      assertEquals(List.of("a4", "a3", "a2", "a1", "a5", "b6"), order);
+      assertEquals(0, r.queue(1).get(0).position(), "drawn already: admission runs at once");
+    }
+  }
+
+  @Test
+  void aMalformedPresaleIsAFormatErrorAndLeavesTheRoomAsItWas() throws Exception {
+    String golden;
+    try (InputStream in = getClass().getResourceAsStream("export-v2.json")) {
+      golden = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    List<String> bad =
+        List.of(
+            golden.replace("0102030405060708090a0b0c0d0e0f10", "01"),
+            golden.replace("\"drawn\":true", "\"drawn\":false"),
+            golden.replace("\"group\":5", "\"group\":-1"),
+            golden.replaceAll("\"presale\":\\{[^}]*\\},", ""),
+            golden.replace("\"version\":2", "\"version\":1"),
+            golden.substring(0, golden.length() - 40));
+    for (String file : bad) {
+      try (WaitingRoom r = room(1)) {
+        assertThrows(
+            ImportFormatException.class,
+            () -> r.importFrom(new ByteArrayInputStream(file.getBytes(StandardCharsets.UTF_8))),
+            file);
+        assertEquals("", r.presaleSeedHash());
+        assertEquals(0, r.liveQueueDepth());
+        assertTrue(r.tryEnter(), "not held, not used: the room is as it was");
+      }
+    }
+  }
+
+  /** Regression: a line restored with ready clients exported a band the format refuses. */
+  @Test
+  void aLineRestoredWithReadyClientsExportsAndImportsAgain() throws Exception {
+    List<String> tokens = new ArrayList<>();
+    WaitingRoom first = sampleLine(tokens, new String[1]);
+    byte[] file = export(first);
+    first.close();
+    try (WaitingRoom second = room(1)) {
+      second.importFrom(new ByteArrayInputStream(file));
+      List<String> expected = order(second);
+      byte[] again = export(second);
+      try (WaitingRoom third = room(1)) {
+        third.importFrom(new ByteArrayInputStream(again));
+        assertEquals(expected, order(third));
+      }
+    }
+  }
+
+  @Test
   void unknownVersionsAndForeignFilesAreFormatErrors() {
     for (String bad :
         List.of(
             "",
             "[]",
             "{}",
-            "{\"format\":\"dev.room/line\",\"version\":2}",
+            "{\"format\":\"dev.room/line\",\"version\":3}",
             "{\"format\":\"something/else\",\"version\":1}",
             "not json at all")) {
       try (WaitingRoom r = room(1)) {

@@ -685,11 +685,17 @@ public final class InMemoryLine implements Line {
   @Override
   public void close() {}
 
+  /**
+   * A ticket as exported. A restored client that was ready sorts first by the band {@link
+   * Integer#MAX_VALUE} (see {@link #restore}); it is written as ready again, in band 0, so a second
+   * export and import round-trips it instead of writing a band the format refuses.
+   */
   private static LineEntry entry(Ticket t, boolean ready) {
+    boolean restoredReady = t.band == Integer.MAX_VALUE;
     return new LineEntry(
         t.hi,
         t.lo,
-        t.band,
+        restoredReady ? 0 : t.band,
         t.place,
         t.order,
         t.rank,
@@ -698,7 +704,7 @@ public final class InMemoryLine implements Line {
         t.polled ? t.lastPoll : Long.MIN_VALUE,
         t.seen,
         t.hasPass,
-        ready,
+        ready || restoredReady,
         t.clientKey == null ? "" : t.clientKey);
   }
 
