@@ -286,11 +286,11 @@ final class Sale {
         high = (long) Math.ceil(estimate * (1 + spread) + poll / 1000.0);
         poll = Math.min(poll, Math.max(NEAR_FRONT_POLL_MILLIS, low * 1000 / 4));
       }
-      if (position <= NEAR_FRONT) {
-        poll = Math.min(poll, NEAR_FRONT_POLL_MILLIS);
-      }
-    } else if (pending && opensIn >= 0) {
+    }
+    if (pending) {
       poll = Math.min(poll, Math.max(NEAR_FRONT_POLL_MILLIS, opensIn * 1000));
+    } else if (position <= NEAR_FRONT && m != RoomMode.CLOSED) {
+      poll = Math.min(poll, NEAR_FRONT_POLL_MILLIS); // the front learns first when admission runs
     }
     return new Standing(
         m.state(), m != RoomMode.CLOSED && !pending, message, opensIn, low, high, jitter(poll));
