@@ -9,6 +9,7 @@ import dev.room.Event;
 import dev.room.FakeClock;
 import dev.room.JettyHarness;
 import dev.room.ParkingServlet;
+import dev.room.RoomMode;
 import dev.room.WaitingRoom;
 import dev.room.WaitingRoomFilter;
 import io.micrometer.core.instrument.Tags;
@@ -134,6 +135,20 @@ class RoomMetricsTest {
     assertEquals(
         Event.values().length,
         registry.get(RoomMetrics.EVENTS).tag("room", "checkout").counters().size());
+  }
+
+  @Test
+  void theModeShowsAsAStateSetSoAGateSwitchedOffIsVisible() throws Exception {
+    new RoomMetrics(room).bindTo(registry);
+    assertEquals(1, registry.get(RoomMetrics.MODE).tag("mode", "open").gauge().value());
+    assertEquals(0, registry.get(RoomMetrics.MODE).tag("mode", "passthrough").gauge().value());
+    assertEquals(RoomMode.values().length, registry.find(RoomMetrics.MODE).gauges().size());
+    room.setMode(RoomMode.PASSTHROUGH);
+    assertEquals(0, registry.get(RoomMetrics.MODE).tag("mode", "open").gauge().value());
+    assertEquals(1, registry.get(RoomMetrics.MODE).tag("mode", "passthrough").gauge().value());
+    awaitCount(Event.MODE, 1);
+    assertTrue(Double.isNaN(gauge(RoomMetrics.ADMISSION_RATE)), "held: no measured rate");
+    room.setMode(RoomMode.OPEN);
   }
 
   // ── helpers ────────────────────────────────────────────────────────────
