@@ -5,9 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.room.spi.Line;
 import dev.room.spi.Move;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -304,5 +314,114 @@ class InMemoryLineTest {
     assertEquals("k2", q.get(1).clientKey());
     assertEquals(2, line.removeIf(t -> t.position() >= 2, now));
     assertEquals(2, line.queue(10).size());
+  }
+
+  /**
+   * Metered admissions under contention: fast-path entries, arrivals and claims race the refills;
+   * nobody is admitted beyond the allowance granted, and the slots always add up.
+   */
+  @Test
+  void concurrentAdmissionsNeverExceedTheAllowanceGranted() throws Exception {
+    line = new InMemoryLine(6);
+    line.setAllowance(0, now);
+    AtomicLong admitted = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong ids = new AtomicLong(1_000);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<?>> work = new ArrayList<>();
+    for (int w = 0; w < 4; w++) {
+      work.add(
+          pool.submit(
+              () -> {
+                go.await();
+                List<Long> mine = new ArrayList<>();
+                while (!stop.get()) {
+                  if (line.tryEnter()) {
+                    admitted.incrementAndGet();
+                    line.exit(now);
+                  } else if (mine.size() < 20) {
+                    long id = ids.incrementAndGet();
+                    long o = line.arrive(id, id, "", false, now, POLICY);
+                    if (Outcome.kind(o) == Outcome.ADMITTED) {
+                      admitted.incrementAndGet();
+                      line.exit(now);
+                    } else {
+                      mine.add(id);
+                    }
+                  }
+                  for (int i = 0; i < mine.size(); i++) {
+                    long id = mine.get(i);
+                    if (Outcome.kind(line.claim(id, id, now, POLICY)) == Outcome.ADMITTED) {
+                      admitted.incrementAndGet();
+                      line.exit(now);
+                      mine.remove(i--);
+                    }
+                  }
+                }
+                return null;
+              }));
+    }
+    go.countDown();
+    int grants = 1000;
+    for (int i = 0; i < grants; i++) {
+      line.addAllowance(1, 3, now);
+      for (int spin = 0; spin < 20_000 && line.allowance() > 0; spin++) {
+        Thread.onSpinWait(); // let the workers use it, now and then
+      }
+    }
+    stop.set(true);
+    for (Future<?> f : work) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertTrue(admitted.get() > 0, "the line moved");
+    assertTrue(
+        admitted.get() + line.allowance() + line.ready() <= grants,
+        "admitted " + admitted.get() + " + left " + line.allowance() + " > granted " + grants);
+    assertEquals(0, line.inFlight());
+  }
+
+  /** Once {@code setAllowance(0)} returns, only fast paths already past their check get in. */
+  @Test
+  void aHoldStopsTheFastPathAtOnce() throws Exception {
+    line = new InMemoryLine(4);
+    AtomicLong admitted = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> work = new ArrayList<>();
+    for (int w = 0; w < threads; w++) {
+      work.add(
+          pool.submit(
+              () -> {
+                while (!stop.get()) {
+                  if (line.tryEnter()) {
+                    admitted.incrementAndGet();
+                    line.exit(now);
+                  }
+                }
+                return null;
+              }));
+    }
+    while (admitted.get() < 10_000) {
+      Thread.onSpinWait();
+    }
+    line.setAllowance(0, now);
+    long atHold = admitted.get();
+    long spins = 0;
+    while (spins++ < 5_000_000) {
+      Thread.onSpinWait();
+    }
+    long later = admitted.get();
+    stop.set(true);
+    for (Future<?> f : work) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertTrue(later - atHold <= threads, (later - atHold) + " admitted after the hold returned");
+    line.setAllowance(Line.UNLIMITED, now);
+    assertTrue(line.tryEnter(), "lifted");
+    line.exit(now);
   }
 }
