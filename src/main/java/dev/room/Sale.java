@@ -79,6 +79,7 @@ final class Sale {
       }
       mode = next;
       applyGate(now);
+      room.fire(Event.MODE, "", "", false); // queued in order, carrying this mode
     }
     if (next == RoomMode.PASSTHROUGH) {
       LOG.warn(
@@ -89,7 +90,6 @@ final class Sale {
     } else {
       LOG.info("room {}: mode {} (was {})", room.displayName(), next, previous);
     }
-    room.fire(Event.MODE, "", "", false);
   }
 
   RoomMode mode() {
@@ -266,7 +266,6 @@ final class Sale {
           };
     }
     long opensIn = pending ? Math.max(0, (p.opensAt() - now + 999) / 1000) : -1;
-    long depth = line.waiting();
     long poll =
         switch (m) {
           case CLOSED -> CLOSED_POLL_MILLIS;
@@ -274,7 +273,8 @@ final class Sale {
           default -> POLL_MILLIS;
         };
     poll =
-        Math.min(m == RoomMode.CLOSED ? 2 * MAX_POLL_MILLIS : MAX_POLL_MILLIS, load(poll, depth));
+        Math.min(
+            m == RoomMode.CLOSED ? 2 * MAX_POLL_MILLIS : MAX_POLL_MILLIS, load(poll, position));
     long low = -1;
     long high = -1;
     if (!held()) {
@@ -296,12 +296,16 @@ final class Sale {
         m.state(), m != RoomMode.CLOSED && !pending, message, opensIn, low, high, jitter(poll));
   }
 
-  /** Longer polls under load: ×1 up to a thousand waiting, ×2.5 at ten thousand, ×4 at 100k. */
-  private static long load(long base, long depth) {
-    if (depth <= 1000) {
+  /**
+   * Longer polls the further back, which is where a long line's polls come from: ×1 up to place
+   * 1000, ×2.5 at 10 000, ×4 at 100 000. Reading the position the poll already has costs nothing,
+   * where the line's length may cost a round trip to a shared store.
+   */
+  private static long load(long base, long position) {
+    if (position <= 1000) {
       return base;
     }
-    return (long) (base * (1 + 1.5 * Math.log10(depth / 1000.0)));
+    return (long) (base * (1 + 1.5 * Math.log10(position / 1000.0)));
   }
 
   /** ±20% of {@code millis}, never under the poll interval the line enforces. */

@@ -40,6 +40,12 @@ import java.util.function.Predicate;
  * context.addFilter(new FilterHolder(new WaitingRoomFilter(room)), "/*", EnumSet.of(REQUEST));
  * }</pre>
  *
+ * <p>Running a sale: {@link #setMode} switches between open, queue-all, paused, passthrough and
+ * closed; {@link #setAnnouncement} speaks to everyone waiting; {@link #setAdmissionRate} meters new
+ * admissions; {@link #schedulePresale} runs an auditable pre-sale lottery; {@link
+ * #setCapacityController} lets the application's health set the capacity; and the status JSON
+ * carries an honest wait estimate and when to poll next.
+ *
  * <p>Thread-safe; every setter may be called while serving. Every time-dependent decision reads the
  * {@link InstantSource} given to the builder. {@link #close()} stops the reaper and event delivery.
  */

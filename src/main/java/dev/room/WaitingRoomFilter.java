@@ -41,14 +41,24 @@ import java.util.function.Predicate;
  * application can reach the admin API. Any number of filters may share one room.
  *
  * <p><b>Init-params.</b> Filter-level, honoured by both constructors: {@code status-path} (default
- * {@value #DEFAULT_STATUS_PATH}) and {@code bypass-paths} (comma-separated path prefixes matched by
- * whole segments: {@code /ws} bypasses {@code /ws} and {@code /ws/x}, not {@code /wsx}).
- * Room-level, read by the no-arg constructor only: {@code capacity} (required, unless another
- * filter already published a room in this context, which this one then shares), {@code token-ttl},
- * {@code reaper-interval}, {@code first-poll-grace}, {@code offer-timeout}, {@code pass-duration}
- * (ISO-8601 such as {@code PT5M}, or a bare number of seconds), {@code max-queue-depth}, {@code
- * queue-full-status}, {@code secure-cookie}, {@code cookie-path}, {@code cookie-domain}, {@code
- * skip-url}. A bad value stops the application from starting, with a message naming it.
+ * {@value #DEFAULT_STATUS_PATH}, or {@code /queue/<name>/status} for a named room) and {@code
+ * bypass-paths} (comma-separated path prefixes matched by whole segments: {@code /ws} bypasses
+ * {@code /ws} and {@code /ws/x}, not {@code /wsx}). Room-level, read by the no-arg constructor
+ * only: {@code capacity} (required, unless another filter already published a room in this context,
+ * which this one then shares), {@code token-ttl}, {@code reaper-interval}, {@code
+ * first-poll-grace}, {@code offer-timeout}, {@code pass-duration} (ISO-8601 such as {@code PT5M},
+ * or a bare number of seconds), {@code max-queue-depth}, {@code queue-full-status}, {@code
+ * secure-cookie}, {@code cookie-path}, {@code cookie-domain}, {@code skip-url}. A bad value stops
+ * the application from starting, with a message naming it.
+ *
+ * <p><b>Running a sale.</b> The room's {@link RoomMode} decides what happens to a gated request:
+ * {@code PASSTHROUGH} lets it through without a slot (and lets a visitor in line in, retiring its
+ * ticket); {@code CLOSED} answers 503 with a closed page (or the status JSON) and issues no ticket;
+ * {@code QUEUE_ALL} and {@code PAUSED} queue it. Each request run holding a slot is timed on the
+ * room's clock until its response completes, and reported with whether it failed (status 500 or
+ * more, or an exception) to the room's {@link CapacityController}, if it has one. A named room's
+ * status endpoint defaults to {@code /queue/<name>/status} and its cookies carry the name: map each
+ * room's filter to its own routes and status path.
  *
  * <p><b>Bypassing.</b> Keep long-lived connections (WebSockets, server-sent events), static assets
  * and payment webhooks out of the room with {@code bypass-paths} or {@link #bypass(Predicate)}: a
