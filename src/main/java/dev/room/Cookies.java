@@ -10,8 +10,30 @@ final class Cookies {
   static final String TICKET = "room_ticket";
   static final String PROBE = "room_probe";
   static final String PASS = "room_pass";
+  static final String SESSION = "room_session";
 
   private Cookies() {}
+
+  /** The room's name for a cookie: the base name, suffixed with the room's name if it has one. */
+  static String name(WaitingRoom room, String base) {
+    String suffix = room.web().cookieSuffix;
+    return suffix.isEmpty() ? base : base + suffix;
+  }
+
+  /** The value of the room's cookie {@code base}, or null. */
+  static String read(HttpServletRequest req, WaitingRoom room, String base) {
+    return read(req, name(room, base));
+  }
+
+  /** Sets {@code room_session} to a grant valid for {@code maxAge} seconds. */
+  static void sendGrant(HttpServletResponse res, WaitingRoom room, String grant, long maxAge) {
+    res.addHeader("Set-Cookie", header(room, SESSION, grant, Math.max(1, maxAge), true));
+  }
+
+  /** Tells the browser to drop the room's cookie {@code base}. */
+  static void clear(HttpServletResponse res, WaitingRoom room, String base) {
+    res.addHeader("Set-Cookie", header(room, base, "", 0, true));
+  }
 
   /** The value of cookie {@code name}, or null. */
   static String read(HttpServletRequest req, String name) {
@@ -43,7 +65,7 @@ final class Cookies {
   static String header(WaitingRoom room, String name, String value, long maxAge, boolean httpOnly) {
     WaitingRoom.Web web = room.web();
     StringBuilder b = new StringBuilder(128);
-    b.append(name).append('=').append(value);
+    b.append(name(room, name)).append('=').append(value);
     b.append("; Max-Age=").append(maxAge);
     b.append("; Path=").append(web.cookiePath);
     if (!web.cookieDomain.isEmpty()) {

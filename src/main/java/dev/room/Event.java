@@ -23,5 +23,15 @@ public enum Event {
   /** {@code setTicketRank} moved a ticket ahead of lower ranks; carries the token. */
   RANK,
   /** A new arrival was turned away because the line was at its maximum depth. */
-  REJECT
+  REJECT,
+  /** SESSIONS mode: a waiting visitor learned it may come in (its offer); carries the token. */
+  OFFER,
+  /** SESSIONS mode: a visitor claimed its slot and a shopping session began; token = session id. */
+  CLAIM,
+  /** SESSIONS mode: a session ended (left, revoked, completed, ended, generation). */
+  SESSION_END,
+  /** SESSIONS mode: a session ran out of time. */
+  SESSION_EXPIRE,
+  /** A {@code room_session} grant was refused (tampered, foreign, expired, revoked). */
+  GRANT_REJECTED
 }

@@ -30,7 +30,25 @@ final class StatusEndpoint {
       res.sendError(HttpServletResponse.SC_METHOD_NOT_ALLOWED);
       return;
     }
-    String ticket = Cookies.read(req, Cookies.TICKET);
+    long now = room.clock().millis();
+    Sessions sessions = room.sessions();
+    if (sessions.enabled()) {
+      String grant = Cookies.read(req, room, Cookies.SESSION);
+      if (grant != null && !grant.isEmpty()) {
+        Sessions.Admitted a = sessions.check(grant, now);
+        if (a != null) {
+          long remaining = Math.max(0, (a.session().expiresAt() - now) / 1000);
+          write(
+              res,
+              200,
+              "{\"ready\":true,\"state\":\"active\",\"session_remaining_seconds\":"
+                  + remaining
+                  + "}");
+          return;
+        }
+      }
+    }
+    String ticket = Cookies.read(req, room, Cookies.TICKET);
     if (ticket == null || ticket.isEmpty()) {
       write(res, 200, "{\"ready\":false,\"cookies_required\":true}");
       return;
@@ -39,7 +57,7 @@ final class StatusEndpoint {
       write(res, 200, "{\"ready\":true}");
       return;
     }
-    long o = room.poll(Tokens.hi(ticket), Tokens.lo(ticket), room.clock().millis());
+    long o = room.poll(Tokens.hi(ticket), Tokens.lo(ticket), ticket, now);
     if (Outcome.has(o, Outcome.REFRESH_COOKIES)) {
       Cookies.sendTicket(res, room, ticket);
     }
@@ -51,19 +69,46 @@ final class StatusEndpoint {
     write(res, status, body(room, req, o));
   }
 
+  /** {@code POST <status-path>/leave}: ends the caller's session. Idempotent; always 204. */
+  static void leave(WaitingRoom room, HttpServletRequest req, HttpServletResponse res)
+      throws IOException {
+    if (!"POST".equals(req.getMethod())) {
+      res.setHeader("Allow", "POST");
+      res.sendError(HttpServletResponse.SC_METHOD_NOT_ALLOWED);
+      return;
+    }
+    String grant = Cookies.read(req, room, Cookies.SESSION);
+    if (grant != null && !grant.isEmpty()) {
+      Sessions.Admitted a = room.sessions().check(grant, room.clock().millis());
+      if (a != null) {
+        room.sessions().end(a.session(), "left");
+      }
+      Cookies.clear(res, room, Cookies.SESSION);
+    }
+    res.setHeader("Cache-Control", "no-store");
+    res.setStatus(HttpServletResponse.SC_NO_CONTENT);
+  }
+
   /** The status JSON for an outcome. */
   static String body(WaitingRoom room, HttpServletRequest req, long outcome) {
     int kind = Outcome.kind(outcome);
     if (kind == Outcome.UNKNOWN || kind == Outcome.ADMITTED) {
       return "{\"ready\":true}";
     }
+    boolean sessions = room.sessions().enabled();
     if (kind == Outcome.READY) {
-      return "{\"ready\":true,\"position\":0}";
+      return sessions
+          ? "{\"ready\":true,\"state\":\"offered\",\"position\":0}"
+          : "{\"ready\":true,\"position\":0}";
     }
     long position = Outcome.position(outcome);
     StringBuilder b = new StringBuilder(96);
-    b.append("{\"ready\":false,\"position\":").append(position);
-    String pass = Cookies.read(req, Cookies.PASS);
+    b.append(
+            sessions
+                ? "{\"ready\":false,\"state\":\"waiting\",\"position\":"
+                : "{\"ready\":false,\"position\":")
+        .append(position);
+    String pass = Cookies.read(req, room, Cookies.PASS);
     if (pass != null && room.hasValidPass(pass)) {
       b.append(",\"has_pass\":true");
     } else {

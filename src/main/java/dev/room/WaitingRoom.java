@@ -71,8 +71,10 @@ public final class WaitingRoom implements AutoCloseable {
   private volatile long maxQueueDepth;
   private volatile int queueFullStatus = 503;
   private volatile Duration passDuration = Duration.ZERO;
+  private volatile String name = "";
   private volatile Policy policy;
   private final Web web = new Web();
+  private final Sessions sessions = new Sessions(this);
 
   private WaitingRoom(Builder b) {
     this.clock = b.clock;
@@ -274,11 +276,87 @@ public final class WaitingRoom implements AutoCloseable {
     return web.page.source();
   }
 
+  /**
+   * Names the room (1-32 of {@code [a-z0-9-]}; {@code ""} = unnamed, the default). A name suffixes
+   * every cookie ({@code room_ticket_<name>}, …), is bound into grants and moves the default status
+   * path to {@code /queue/<name>/status}, so several rooms can share one application. Changing it
+   * while clients are queued strands them.
+   */
+  public void setName(String name) {
+    if (name == null || !(name.isEmpty() || name.matches("[a-z0-9-]{1,32}"))) {
+      throw new IllegalArgumentException("name must be \"\" or 1-32 of [a-z0-9-], was " + name);
+    }
+    this.name = name;
+    web.cookieSuffix = name.isEmpty() ? "" : "_" + name;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /**
+   * Chooses what holds a slot: a request (default) or a shopping session. Applies to admissions
+   * from now on; slots already held are given back the way they were taken.
+   */
+  public void setAdmissionMode(AdmissionMode mode) {
+    sessions.mode = Objects.requireNonNull(mode, "mode");
+  }
+
+  public AdmissionMode admissionMode() {
+    return sessions.mode;
+  }
+
+  /**
+   * Sets how long a shopping session lasts without activity (default 10 min; 30 s – 7 days); every
+   * gated request renews it, up to {@link #setSessionMaxDuration the absolute limit}.
+   */
+  public void setSessionDuration(Duration d) {
+    sessions.duration = Sessions.checkDuration("sessionDuration", d, Sessions.DEFAULT_DURATION);
+  }
+
+  public Duration sessionDuration() {
+    return sessions.duration;
+  }
+
+  /** Sets the absolute limit of a session from its claim (default 60 min; 30 s – 7 days). */
+  public void setSessionMaxDuration(Duration d) {
+    sessions.maxDuration =
+        Sessions.checkDuration("sessionMaxDuration", d, Sessions.DEFAULT_MAX_DURATION);
+  }
+
+  public Duration sessionMaxDuration() {
+    return sessions.maxDuration;
+  }
+
+  /**
+   * Makes {@code keyId} the key that signs grants (HMAC-SHA256; secret at least 32 bytes). Earlier
+   * keys keep verifying until {@link #removeKey}, so a rotation logs nobody out. Instances that
+   * share a line must share keys. By default each room signs with a random key of its own.
+   */
+  public void setSigningKey(String keyId, byte[] secret) {
+    sessions.keys().install(keyId, secret);
+  }
+
+  /** Stops accepting grants signed with {@code keyId}; returns false when it was unknown. */
+  public boolean removeKey(String keyId) {
+    return sessions.keys().remove(keyId);
+  }
+
   // ── Introspection ──────────────────────────────────────────────────────
 
-  /** Requests holding a slot now. */
+  /** Requests being served now (in SESSIONS mode, those of active sessions). */
   public int inFlight() {
-    return line.inFlight();
+    return Math.max(0, line.inFlight() - sessions.active()) + sessions.requests().get();
+  }
+
+  /** Shopping sessions holding a slot now. */
+  public int activeSessions() {
+    return sessions.active();
+  }
+
+  /** Clients told they may come in who have not yet claimed their slot. */
+  public int outstandingOffers() {
+    return (int) line.ready();
   }
 
   /** Tickets ahead of a newcomer: clients waiting with a position of 1 or more. */
@@ -381,8 +459,28 @@ public final class WaitingRoom implements AutoCloseable {
       fire(Event.TIMEOUT, "", "", false);
     }
     line.sweepPasses(now);
+    sessions.sweep(now);
     drained();
     return r[0] + r[1];
+  }
+
+  /** Ends a shopping session (its slot goes to the next in line); false when already ended. */
+  public boolean endSession(String sessionId) {
+    return sessionId != null && sessions.endById(sessionId, "ended");
+  }
+
+  /**
+   * Starts a new sale generation: ends every session and invalidates every grant issued before.
+   * Returns the new generation.
+   */
+  public long newSaleGeneration() {
+    long g = sessions.newGeneration();
+    drained();
+    return g;
+  }
+
+  public long saleGeneration() {
+    return sessions.generation();
   }
 
   // ── Skip the line ──────────────────────────────────────────────────────
@@ -535,6 +633,16 @@ public final class WaitingRoom implements AutoCloseable {
     return web;
   }
 
+  Sessions sessions() {
+    return sessions;
+  }
+
+  /** The status path a filter serves when it was not given one. */
+  String defaultStatusPath() {
+    String n = name;
+    return n.isEmpty() ? WaitingRoomFilter.DEFAULT_STATUS_PATH : "/queue/" + n + "/status";
+  }
+
   EventBus events() {
     return events;
   }
@@ -559,12 +667,17 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   void exit() {
-    long now = clock.millis();
-    line.exit(now);
-    utilization.sample(utilization(), now);
+    exitSlot();
     if (events.listening(Event.EXIT)) {
       fire(Event.EXIT, "", "", false);
     }
+  }
+
+  /** Gives one held slot back, by a request or a session. */
+  void exitSlot() {
+    long now = clock.millis();
+    line.exit(now);
+    utilization.sample(utilization(), now);
     drained();
   }
 
@@ -578,9 +691,15 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** A status poll, with the events it implies. */
   long poll(long hi, long lo, long now) {
+    return poll(hi, lo, "", now);
+  }
+
+  long poll(long hi, long lo, String token, long now) {
     long o = line.poll(hi, lo, now, policy);
     if (Outcome.kind(o) == Outcome.UNKNOWN) {
       retired(o);
+    } else if (Outcome.has(o, Outcome.FIRST_READY)) {
+      fire(Event.OFFER, token, "", false);
     }
     return o;
   }
@@ -625,10 +744,14 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   void fire(Event e, String token, String clientKey, boolean stale) {
+    fire(e, token, clientKey, stale, "");
+  }
+
+  void fire(Event e, String token, String clientKey, boolean stale, String detail) {
     if (events.listening(e)) {
       events.publish(
           new Snapshot(
-              e, line.inFlight(), line.capacity(), line.waiting(), token, clientKey, stale));
+              e, inFlight(), line.capacity(), line.waiting(), token, clientKey, stale, detail));
     }
   }
 
@@ -697,6 +820,7 @@ public final class WaitingRoom implements AutoCloseable {
     volatile RateFunction rateFunction;
     volatile String skipUrl = "";
     volatile WaitingPage page = WaitingPage.DEFAULT;
+    volatile String cookieSuffix = "";
   }
 
   /**
@@ -799,6 +923,30 @@ public final class WaitingRoom implements AutoCloseable {
 
     public Builder html(String html) {
       return add(r -> r.setHtml(html));
+    }
+
+    public Builder name(String name) {
+      return add(r -> r.setName(name));
+    }
+
+    public Builder admissionMode(AdmissionMode mode) {
+      Objects.requireNonNull(mode, "mode");
+      return add(r -> r.setAdmissionMode(mode));
+    }
+
+    public Builder sessionDuration(Duration d) {
+      Sessions.checkDuration("sessionDuration", d, Sessions.DEFAULT_DURATION);
+      return add(r -> r.setSessionDuration(d));
+    }
+
+    public Builder sessionMaxDuration(Duration d) {
+      Sessions.checkDuration("sessionMaxDuration", d, Sessions.DEFAULT_MAX_DURATION);
+      return add(r -> r.setSessionMaxDuration(d));
+    }
+
+    public Builder signingKey(String keyId, byte[] secret) {
+      byte[] copy = secret == null ? null : secret.clone();
+      return add(r -> r.setSigningKey(keyId, copy));
     }
 
     /** Builds the room; it starts its reaper and event threads. */

@@ -1,5 +1,6 @@
 package dev.room;
 
+import dev.room.engine.SessionRegistry;
 import dev.room.spi.Outcome;
 import dev.room.spi.Tokens;
 import jakarta.servlet.AsyncContext;
@@ -15,6 +16,7 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -66,7 +68,14 @@ public final class WaitingRoomFilter implements Filter {
 
   private WaitingRoom room;
   private boolean ownsRoom;
-  private String statusPath = DEFAULT_STATUS_PATH;
+  private String statusPath; // null: the room's default
+
+  /** The request attribute that carries the session id of a request admitted under a session. */
+  public static final String SESSION_ATTRIBUTE = "dev.room.sessionId";
+
+  /** The response header a gated application sets to end its visitor's session. */
+  public static final String COMMAND_HEADER = "Room-Command";
+
   private final List<String> bypassPaths = new ArrayList<>();
   private volatile Predicate<HttpServletRequest> bypass = r -> false;
 
@@ -161,9 +170,16 @@ public final class WaitingRoomFilter implements Filter {
       return;
     }
     String path = path(req);
-    if (path.equals(statusPath)) {
-      StatusEndpoint.handle(room, req, res);
-      return;
+    String status = statusPath != null ? statusPath : room.defaultStatusPath();
+    if (path.startsWith(status)) {
+      if (path.length() == status.length()) {
+        StatusEndpoint.handle(room, req, res);
+        return;
+      }
+      if (path.length() == status.length() + 6 && path.endsWith("/leave")) {
+        StatusEndpoint.leave(room, req, res);
+        return;
+      }
     }
     if (bypassed(path) || bypass.test(req)) {
       chain.doFilter(req, res);
@@ -175,13 +191,33 @@ public final class WaitingRoomFilter implements Filter {
   private void admit(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     WaitingRoom r = room;
-    String ticket = Cookies.read(req, Cookies.TICKET);
+    Sessions sessions = r.sessions();
+    if (sessions.enabled()) {
+      String grant = Cookies.read(req, r, Cookies.SESSION);
+      if (grant != null && !grant.isEmpty()) {
+        long now = r.clock().millis();
+        Sessions.Admitted a = sessions.check(grant, now);
+        if (a != null) {
+          serveSession(r, a.session(), a.grantExpiresAt(), req, res, chain);
+          return;
+        }
+        Cookies.clear(res, r, Cookies.SESSION); // refused: counts as no grant from now on
+      }
+    }
+    String ticket = Cookies.read(req, r, Cookies.TICKET);
     boolean stale = ticket != null && !ticket.isEmpty();
+    if (stale && sessions.enabled() && Tokens.valid(ticket)) {
+      SessionRegistry.Session again = sessions.forTicket(ticket); // a repeated claim
+      if (again != null) {
+        serveSession(r, again, Sessions.NO_GRANT, req, res, chain);
+        return;
+      }
+    }
     if (stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0) {
       long o = r.claim(Tokens.hi(ticket), Tokens.lo(ticket), r.clock().millis());
       int kind = Outcome.kind(o);
       if (kind == Outcome.ADMITTED) {
-        run(r, req, res, chain);
+        admitted(r, ticket, req, res, chain);
         return;
       }
       if (kind == Outcome.WAITING) {
@@ -190,12 +226,12 @@ public final class WaitingRoomFilter implements Filter {
       }
     }
     if (r.tryEnter()) {
-      run(r, req, res, chain);
+      admitted(r, "", req, res, chain);
       return;
     }
     Function<HttpServletRequest, String> keyFn = r.web().clientKeyFunction;
     String clientKey = keyFn == null ? "" : Checks.clientKey(keyFn.apply(req));
-    String pass = Cookies.read(req, Cookies.PASS);
+    String pass = Cookies.read(req, r, Cookies.PASS);
     boolean hasPass = pass != null && r.hasValidPass(pass);
     long o;
     String token;
@@ -205,9 +241,78 @@ public final class WaitingRoomFilter implements Filter {
       o = r.arrive(t[0], t[1], token, clientKey, hasPass, stale);
     } while (Outcome.kind(o) == Outcome.UNKNOWN);
     switch (Outcome.kind(o)) {
-      case Outcome.ADMITTED -> run(r, req, res, chain);
+      case Outcome.ADMITTED -> admitted(r, token, req, res, chain);
       case Outcome.REJECTED -> queueFull(r, req, res);
       default -> waiting(r, req, res, token, Outcome.position(o), o);
+    }
+  }
+
+  /** A slot was taken for this request: it runs holding it, or a session starts on it. */
+  private static void admitted(
+      WaitingRoom r,
+      String ticket,
+      HttpServletRequest req,
+      HttpServletResponse res,
+      FilterChain chain)
+      throws IOException, ServletException {
+    if (!r.sessions().enabled()) {
+      run(r, req, res, chain);
+      return;
+    }
+    SessionRegistry.Session s = r.sessions().start(ticket, r.clock().millis());
+    serveSession(r, s, Sessions.NO_GRANT, req, res, chain);
+  }
+
+  /**
+   * Runs a request of a live session; the session holds the slot, so the request takes none. The
+   * grant is (re-)sent when new or half used; a {@value #COMMAND_HEADER} response header is
+   * stripped and acted on once the response completes.
+   */
+  private static void serveSession(
+      WaitingRoom r,
+      SessionRegistry.Session s,
+      long grantExpiresAt,
+      HttpServletRequest req,
+      HttpServletResponse res,
+      FilterChain chain)
+      throws IOException, ServletException {
+    Sessions sessions = r.sessions();
+    long now = r.clock().millis();
+    if (sessions.renew(s, now, grantExpiresAt)) {
+      long seconds = (s.expiresAt() - now + 999) / 1000;
+      Cookies.sendGrant(res, r, sessions.grant(s, now), seconds);
+    }
+    req.setAttribute(SESSION_ATTRIBUTE, s.id());
+    CommandResponse wrapped = new CommandResponse(res);
+    sessions.requests().incrementAndGet();
+    Runnable done =
+        () -> {
+          sessions.requests().decrementAndGet();
+          String command = wrapped.command;
+          if ("revoke".equalsIgnoreCase(command)) {
+            sessions.end(s, "revoked");
+          } else if ("complete".equalsIgnoreCase(command)) {
+            sessions.end(s, "completed");
+          }
+        };
+    try {
+      chain.doFilter(req, wrapped);
+    } finally {
+      whenComplete(req, done);
+    }
+  }
+
+  /** Runs {@code done} once, when the response is complete (now, or when async work ends). */
+  private static void whenComplete(HttpServletRequest req, Runnable done) {
+    if (req.isAsyncStarted()) {
+      Once once = new Once(done);
+      try {
+        req.getAsyncContext().addListener(once);
+      } catch (IllegalStateException completedMeanwhile) {
+        once.run();
+      }
+    } else {
+      done.run();
     }
   }
 
@@ -219,14 +324,9 @@ public final class WaitingRoomFilter implements Filter {
       chain.doFilter(req, res);
     } finally {
       if (req.isAsyncStarted()) {
-        SlotRelease release = new SlotRelease(r);
-        try {
-          req.getAsyncContext().addListener(release);
-        } catch (IllegalStateException completedMeanwhile) {
-          release.run();
-        }
+        whenComplete(req, r::exit);
       } else {
-        r.exit();
+        r.exit(); // the common case allocates nothing
       }
     }
   }
@@ -246,8 +346,10 @@ public final class WaitingRoomFilter implements Filter {
       StatusEndpoint.write(res, 503, StatusEndpoint.body(r, req, outcome));
       return;
     }
-    String statusUrl = req.getContextPath() + statusPath;
-    byte[] page = r.web().page.render(position, r.web().skipUrl, statusUrl, Cookies.PROBE);
+    String statusUrl =
+        req.getContextPath() + (statusPath != null ? statusPath : r.defaultStatusPath());
+    byte[] page =
+        r.web().page.render(position, r.web().skipUrl, statusUrl, Cookies.name(r, Cookies.PROBE));
     res.setStatus(200);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
@@ -320,19 +422,19 @@ public final class WaitingRoomFilter implements Filter {
     return p.isEmpty() ? "/" : p;
   }
 
-  /** Gives one slot back, once, whichever of complete, error or timeout comes first. */
-  private static final class SlotRelease implements AsyncListener, Runnable {
-    private final WaitingRoom room;
-    private final AtomicBoolean released = new AtomicBoolean();
+  /** Runs an action once, whichever of complete, error or timeout comes first. */
+  private static final class Once implements AsyncListener, Runnable {
+    private final Runnable action;
+    private final AtomicBoolean done = new AtomicBoolean();
 
-    SlotRelease(WaitingRoom room) {
-      this.room = room;
+    Once(Runnable action) {
+      this.action = action;
     }
 
     @Override
     public void run() {
-      if (released.compareAndSet(false, true)) {
-        room.exit();
+      if (done.compareAndSet(false, true)) {
+        action.run();
       }
     }
 
@@ -356,6 +458,33 @@ public final class WaitingRoomFilter implements Filter {
       AsyncContext ctx = event.getAsyncContext();
       if (ctx != null) {
         ctx.addListener(this);
+      }
+    }
+  }
+
+  /** Keeps the {@value #COMMAND_HEADER} header from the client and remembers its value. */
+  private static final class CommandResponse extends HttpServletResponseWrapper {
+    volatile String command;
+
+    CommandResponse(HttpServletResponse res) {
+      super(res);
+    }
+
+    @Override
+    public void setHeader(String name, String value) {
+      if (COMMAND_HEADER.equalsIgnoreCase(name)) {
+        command = value;
+      } else {
+        super.setHeader(name, value);
+      }
+    }
+
+    @Override
+    public void addHeader(String name, String value) {
+      if (COMMAND_HEADER.equalsIgnoreCase(name)) {
+        command = value;
+      } else {
+        super.addHeader(name, value);
       }
     }
   }

@@ -200,6 +200,7 @@ public final class InMemoryLine implements Line {
         if (!t.told) {
           t.told = true;
           t.readyAt = now; // the claim deadline runs from when the client learns of it
+          flags |= Outcome.FIRST_READY;
         }
         return Outcome.of(Outcome.READY, 0, flags);
       }
