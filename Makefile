@@ -5,6 +5,8 @@ MVN ?= mvn -B -ntp
 
 test: axe
 	$(MVN) verify
+	$(MVN) -q jar:jar install:install
+	$(MVN) -f sample-webapp/pom.xml verify
 
 # axe-core for the browser tests' accessibility audit (src/test/java/dev/room/e2e). Without npm the
 # audit is skipped locally; under CI=true the tests fail instead.
@@ -23,6 +25,14 @@ install:
 
 format:
 	$(MVN) spotless:apply
+
+# The sample shop behind a waiting room (sample-webapp/, issue 5) on http://localhost:8080, with
+# its dashboard at /admin and metrics at /metrics. Options: make run ARGS="--capacity 5 --work 2s"
+# (or java -jar sample-webapp/target/room-sample.jar --help).
+run:
+	$(MVN) -q -DskipTests install
+	$(MVN) -q -f sample-webapp/pom.xml -DskipTests package
+	cd sample-webapp && java -jar target/room-sample.jar $(ARGS)
 
 clean:
 	$(MVN) clean
