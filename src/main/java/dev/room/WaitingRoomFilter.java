@@ -1,6 +1,7 @@
 package dev.room;
 
 import dev.room.engine.SessionRegistry;
+import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Outcome;
 import dev.room.spi.Tokens;
 import jakarta.servlet.AsyncContext;
@@ -64,6 +65,13 @@ public final class WaitingRoomFilter implements Filter {
       ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Too busy</title>"
               + "</head><body><h1>We are very busy</h1><p>The line is full right now. Please try"
               + " again in a few minutes.</p></body></html>")
+          .getBytes(StandardCharsets.UTF_8);
+
+  private static final byte[] UNAVAILABLE_HTML =
+      ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+              + "<meta http-equiv=\"refresh\" content=\"5\"><title>Reconnecting</title></head>"
+              + "<body><h1>One moment</h1><p role=\"status\">We are reconnecting to the line. If you"
+              + " were waiting, your place is kept. This page retries by itself.</p></body></html>")
           .getBytes(StandardCharsets.UTF_8);
 
   private WaitingRoom room;
@@ -170,22 +178,27 @@ public final class WaitingRoomFilter implements Filter {
       return;
     }
     String path = path(req);
-    String status = statusPath != null ? statusPath : room.defaultStatusPath();
-    if (path.startsWith(status)) {
-      if (path.length() == status.length()) {
-        StatusEndpoint.handle(room, req, res);
-        return;
-      }
-      if (path.length() == status.length() + 6 && path.endsWith("/leave")) {
-        StatusEndpoint.leave(room, req, res);
-        return;
-      }
-    }
-    if (bypassed(path) || bypass.test(req)) {
+    String statusBase = statusPath != null ? statusPath : room.defaultStatusPath();
+    boolean status = path.equals(statusBase);
+    boolean leave =
+        path.length() == statusBase.length() + 6
+            && path.startsWith(statusBase)
+            && path.endsWith("/leave");
+    if (!status && !leave && (bypassed(path) || bypass.test(req))) {
       chain.doFilter(req, res);
       return;
     }
-    admit(req, res, chain);
+    try {
+      if (status) {
+        StatusEndpoint.handle(room, req, res);
+      } else if (leave) {
+        StatusEndpoint.leave(room, req, res);
+      } else {
+        admit(req, res, chain);
+      }
+    } catch (LineUnavailableException e) {
+      lineUnavailable(req, res, status, e);
+    }
   }
 
   private void admit(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
@@ -354,6 +367,29 @@ public final class WaitingRoomFilter implements Filter {
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
     res.getOutputStream().write(page);
+  }
+
+  /**
+   * The line's storage (a shared line's Redis) cannot be reached: nobody is let in, and the client
+   * keeps its ticket cookie, so its place is kept. The page polls on and shows it is reconnecting.
+   */
+  private static void lineUnavailable(
+      HttpServletRequest req, HttpServletResponse res, boolean status, LineUnavailableException e)
+      throws IOException {
+    if (res.isCommitted()) {
+      throw e;
+    }
+    res.resetBuffer();
+    res.setHeader("Retry-After", "5");
+    res.setHeader("Cache-Control", "no-store");
+    if (status || prefersJson(req)) {
+      StatusEndpoint.write(res, 503, "{\"ready\":false,\"reconnecting\":true}");
+      return;
+    }
+    res.setStatus(503);
+    res.setContentType("text/html;charset=utf-8");
+    res.setContentLength(UNAVAILABLE_HTML.length);
+    res.getOutputStream().write(UNAVAILABLE_HTML);
   }
 
   private static void queueFull(WaitingRoom r, HttpServletRequest req, HttpServletResponse res)

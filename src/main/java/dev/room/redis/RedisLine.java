@@ -22,12 +22,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -70,7 +65,6 @@ public final class RedisLine implements Line {
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisLine.class);
-  private static final long RECONNECT_MILLIS = 250;
   private static final int CHUNK = 512;
   private static final int EVICT_STEP = 1000;
 
@@ -81,12 +75,9 @@ public final class RedisLine implements Line {
   private final InstantSource clock;
   private final boolean failOpen;
   private final long leaseTtl;
-  private final ScheduledExecutorService heartbeats;
-  private final AtomicBoolean woken = new AtomicBoolean();
+  private final Heartbeat heartbeat;
   private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
-  private ScheduledFuture<?> next;
   private volatile boolean needResume;
-  private volatile boolean outage;
 
   // The counters as of the last reply from Redis.
   private volatile int capacity;
@@ -103,14 +94,9 @@ public final class RedisLine implements Line {
     this.leaseTtl = b.leaseTtl.toMillis();
     this.link = new RedisLink(b.redisUri, b.commandTimeout);
     this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
-    this.heartbeats =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "room-redis-heartbeat");
-              t.setDaemon(true);
-              return t;
-            });
-    tick();
+    this.heartbeat =
+        new Heartbeat(roomId, leaseTtl / 3, failOpen, this::beat, b.backgroundHeartbeat);
+    heartbeat.start();
   }
 
   /** A line for room {@code roomId} on the Redis at {@code redisUri}, with default settings. */
@@ -430,7 +416,7 @@ public final class RedisLine implements Line {
   /** Stops the heartbeat and ends this instance's lease; slots it still holds return at once. */
   @Override
   public void close() {
-    heartbeats.shutdownNow();
+    heartbeat.close();
     try {
       lease.leave(clock.millis());
     } catch (LineUnavailableException e) {
@@ -440,30 +426,6 @@ public final class RedisLine implements Line {
   }
 
   // ── Heartbeat and recovery ─────────────────────────────────────────────
-
-  /** Connects if need be, renews the lease and refreshes the counters; reschedules itself. */
-  private void tick() {
-    woken.set(false);
-    long delay = leaseTtl / 3;
-    try {
-      if (beat() == RedisLink.State.DOWN) {
-        if (!outage) {
-          outage = true;
-          LOG.warn(
-              "room {}: Redis is unreachable; failing {}", roomId, failOpen ? "open" : "closed");
-        }
-        delay = RECONNECT_MILLIS;
-      } else if (outage) {
-        outage = false;
-        LOG.info("room {}: Redis is reachable again", roomId);
-      }
-    } catch (LineUnavailableException e) {
-      delay = RECONNECT_MILLIS;
-    } catch (RuntimeException e) {
-      LOG.error("room {}: line heartbeat failed; the next one retries", roomId, e);
-    }
-    schedule(delay);
-  }
 
   /**
    * Connects if need be, then one heartbeat: after a reconnect, first the amnesty for the outage;
@@ -491,31 +453,26 @@ public final class RedisLine implements Line {
     return state;
   }
 
-  private synchronized void schedule(long delayMillis) {
-    if (heartbeats.isShutdown()) {
-      return;
-    }
-    if (next != null) {
-      next.cancel(false);
-    }
-    next = heartbeats.schedule(this::tick, delayMillis, TimeUnit.MILLISECONDS);
-  }
-
-  /** Reconnects at once instead of at the next heartbeat. */
-  private void wake() {
-    if (woken.compareAndSet(false, true)) {
-      schedule(0);
-    }
-  }
-
   /** Severs the connection without releasing anything, as a crashed instance would; for tests. */
   void crash() {
-    heartbeats.shutdownNow();
+    heartbeat.close();
     link.close();
   }
 
   InstanceLease lease() {
     return lease;
+  }
+
+  /**
+   * Checks the storage invariants in Redis; for tests, at quiescent points.
+   *
+   * @throws IllegalStateException naming every invariant that does not hold
+   */
+  void checkInvariants() {
+    List<Object> broken = eval(Op.CHECK);
+    if (!broken.isEmpty()) {
+      throw new IllegalStateException("line invariants broken: " + broken);
+    }
   }
 
   // ── Internals ──────────────────────────────────────────────────────────
@@ -524,7 +481,7 @@ public final class RedisLine implements Line {
     try {
       return link.eval(op, keys.all(), args);
     } catch (LineUnavailableException e) {
-      wake();
+      heartbeat.wake();
       throw e;
     }
   }
@@ -606,6 +563,7 @@ public final class RedisLine implements Line {
     private boolean failOpen;
     private InstantSource clock = InstantSource.system();
     private String instanceName = defaultInstanceName();
+    private boolean backgroundHeartbeat = true;
 
     private Builder(String redisUri, String roomId) {
       this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
@@ -648,6 +606,12 @@ public final class RedisLine implements Line {
     /** The name this instance's leases carry in Redis, for operators (default host/pid). */
     public Builder instanceName(String name) {
       this.instanceName = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /** For tests that drive every heartbeat by hand ({@link RedisLine#beat()}). */
+    Builder manualHeartbeat() {
+      this.backgroundHeartbeat = false;
       return this;
     }
 

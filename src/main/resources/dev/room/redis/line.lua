@@ -634,3 +634,38 @@ if redis.call('ZSCORE', LEASES, gen) then
   rebalance(now)
 end
 return reply(0, 0, 0)
+
+--- script: check
+-- The storage invariants, for tests: returns a message per broken one (none when all hold).
+local broken = {}
+local function need(ok, what)
+  if not ok then
+    broken[#broken + 1] = what
+  end
+end
+local waiting, readyN, tickets = redis.call('ZCARD', LINE), redis.call('ZCARD', READYQ),
+  redis.call('HLEN', TK)
+need(tickets == waiting + readyN, 'tickets ' .. tickets .. ' != waiting + ready')
+need(redis.call('ZCARD', RDYAT) == readyN, 'claim deadlines != ready')
+need(redis.call('ZCARD', ACT) == tickets, 'activity index != tickets')
+need(redis.call('ZCARD', HEADS) == redis.call('HLEN', GSIZE), 'groups != group sizes')
+local members = 0
+local sizes = redis.call('HVALS', GSIZE)
+for i = 1, #sizes do
+  members = members + tonumber(sizes[i])
+end
+need(members == waiting, 'group sizes add up to ' .. members .. ', not ' .. waiting)
+local held = 0
+local hs = redis.call('HVALS', HELD)
+for i = 1, #hs do
+  held = held + tonumber(hs[i])
+end
+need(held == metaNum('inflight'), 'held ' .. held .. ' != in flight ' .. metaNum('inflight'))
+need(redis.call('ZCARD', LEASES) == redis.call('HLEN', HELD), 'leases != held counts')
+need(waiting == 0 or freeSlots() <= 0, 'a slot is free while clients wait')
+need(metaNum('inflight') >= 0, 'negative in flight')
+for _, m in ipairs(redis.call('ZRANGE', LINE, 0, 99)) do
+  local t = load(string.sub(m, 41))
+  need(t ~= nil and t[STATE] == WAITING and memberOf(t, string.sub(m, 41)) == m, 'bad waiter')
+end
+return broken

@@ -44,6 +44,9 @@ public abstract class LineContractTest {
   /** A new, empty line with {@code capacity} slots reading {@code clock}. */
   protected abstract Line newLine(int capacity, FakeClock clock);
 
+  /** Checks what only the implementation can see; called after every test. */
+  protected abstract void checkStorage(Line line);
+
   protected Line line(int capacity) {
     Line l = newLine(capacity, clock);
     lines.add(l);
@@ -55,6 +58,7 @@ public abstract class LineContractTest {
     try {
       for (Line l : lines) {
         assertInvariants(l);
+        checkStorage(l);
       }
     } finally {
       lines.forEach(Line::close);
