@@ -52,7 +52,7 @@ mode() { ls -l "$1" | cut -c1-10; }
 start_server() {
   rm -f "$work_dir/port"
   java -jar "$jar" --host 127.0.0.1 --port "$1" --port-file "$work_dir/port" \
-    --capacity "$capacity" --work "$work" --first-poll-grace 5s --reaper-interval 5s \
+    --capacity "$capacity" --work "$work" --first-poll-grace 15s --reaper-interval 5s \
     --state-file "$work_dir/line.json" >>"$work_dir/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 120); do
@@ -71,8 +71,10 @@ echo "==> Shop on http://127.0.0.1:$port/ (open it in a browser to join the line
 [ "$restart" = "1" ] && echo "    it restarts 8 s in: the dashboard shows the server away for a moment"
 echo
 
+dashboard=lines
+[ -t 1 ] && dashboard=tty # redrawn in place on a terminal, one line a second otherwise
 java -cp "$jar" dev.room.sample.LoadTest --url "http://127.0.0.1:$port" \
-  --browsers "$browsers" --deadline 150s &
+  --browsers "$browsers" --deadline 150s --dashboard "$dashboard" &
 load_pid=$!
 
 restart_note=""

@@ -1,7 +1,6 @@
 package dev.room.redis;
 
 import dev.room.TicketInfo;
-import dev.room.TokenNotFoundException;
 import dev.room.redis.LuaScripts.Op;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
@@ -10,18 +9,12 @@ import dev.room.spi.Move;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
-import io.lettuce.core.Range;
-import io.lettuce.core.ScanCursor;
-import io.lettuce.core.ScoredValue;
-import io.lettuce.core.ScoredValueScanCursor;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -76,6 +69,7 @@ public final class RedisLine implements Line {
   private final boolean failOpen;
   private final long leaseTtl;
   private final Heartbeat heartbeat;
+  private final PassBook passes;
   private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
   private volatile boolean needResume;
 
@@ -94,6 +88,7 @@ public final class RedisLine implements Line {
     this.leaseTtl = b.leaseTtl.toMillis();
     this.link = new RedisLink(b.redisUri, b.commandTimeout);
     this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
+    this.passes = new PassBook(link, keys, failOpen);
     this.heartbeat =
         new Heartbeat(roomId, leaseTtl / 3, failOpen, this::beat, b.backgroundHeartbeat);
     heartbeat.start();
@@ -172,7 +167,7 @@ public final class RedisLine implements Line {
     try {
       List<Object> r = lease.admit(gen -> eval(Op.ENTER, gen, time), 1, now);
       track(r);
-      return code(r) == 1;
+      return Replies.code(r) == 1;
     } catch (LineUnavailableException e) {
       if (failOpen) {
         lease.admitUnbacked();
@@ -203,7 +198,7 @@ public final class RedisLine implements Line {
               Outcome.ADMITTED,
               now);
       track(r);
-      return outcome(r);
+      return Replies.outcome(r);
     } catch (LineUnavailableException e) {
       return failOpenAdmission(e);
     }
@@ -212,7 +207,7 @@ public final class RedisLine implements Line {
   @Override
   public long poll(long hi, long lo, long now, Policy p) {
     try {
-      return outcome(
+      return Replies.outcome(
           eval(
               Op.POLL,
               Tokens.format(hi, lo),
@@ -242,7 +237,7 @@ public final class RedisLine implements Line {
           lease.admit(
               gen -> eval(Op.CLAIM, gen, token, time, ttl, grace, offer), Outcome.ADMITTED, now);
       track(r);
-      return outcome(r);
+      return Replies.outcome(r);
     } catch (LineUnavailableException e) {
       return failOpenAdmission(e);
     }
@@ -254,7 +249,7 @@ public final class RedisLine implements Line {
   public boolean remove(long hi, long lo, long now) {
     List<Object> r = eval(Op.REMOVE, Long.toString(now), Tokens.format(hi, lo), "-1");
     track(r);
-    return code(r) == 1;
+    return Replies.code(r) == 1;
   }
 
   @Override
@@ -278,7 +273,7 @@ public final class RedisLine implements Line {
       args.addAll(chosen.subList(from, Math.min(chosen.size(), from + 2 * CHUNK)));
       List<Object> r = eval(Op.REMOVE, args.toArray(new String[0]));
       track(r);
-      removed += (int) code(r);
+      removed += (int) Replies.code(r);
     }
     return removed;
   }
@@ -296,7 +291,7 @@ public final class RedisLine implements Line {
   @Override
   public boolean rank(long hi, long lo, int rank) {
     List<Object> r = eval(Op.RANK, Tokens.format(hi, lo), Integer.toString(rank));
-    return checked(code(r)) == 1;
+    return Replies.checked(Replies.code(r)) == 1;
   }
 
   @Override
@@ -332,9 +327,9 @@ public final class RedisLine implements Line {
                 Long.toString(p.readyTimeout()),
                 Integer.toString(EVICT_STEP));
         track(r);
-        total[0] += (int) code(r);
-        total[1] += (int) LineScan.num(r, 1);
-      } while (LineScan.num(r, 2) == 1);
+        total[0] += (int) Replies.code(r);
+        total[1] += (int) Replies.num(r, 1);
+      } while (Replies.num(r, 2) == 1);
     } catch (LineUnavailableException e) {
       LOG.debug("room {}: eviction skipped, Redis is unreachable", roomId);
     }
@@ -345,72 +340,38 @@ public final class RedisLine implements Line {
 
   @Override
   public void grantPass(long hi, long lo, long expiresAt) {
-    String token = Tokens.format(hi, lo);
-    link.call(c -> c.zadd(keys.passes(), (double) expiresAt, token));
+    passes.grant(hi, lo, expiresAt);
   }
 
   @Override
   public long passExpiry(long hi, long lo) {
-    String token = Tokens.format(hi, lo);
-    try {
-      Double expiry = link.call(c -> c.zscore(keys.passes(), token));
-      return expiry == null ? 0 : expiry.longValue();
-    } catch (LineUnavailableException e) {
-      if (failOpen) {
-        return 0;
-      }
-      throw e;
-    }
+    return passes.expiry(hi, lo);
   }
 
   @Override
   public int sweepPasses(long now) {
-    try {
-      Long n =
-          link.call(
-              c ->
-                  c.zremrangebyscore(
-                      keys.passes(), Range.create(Double.NEGATIVE_INFINITY, (double) now)));
-      return n == null ? 0 : n.intValue();
-    } catch (LineUnavailableException e) {
-      return 0;
-    }
+    return passes.sweep(now);
   }
 
   // ── Export and import ──────────────────────────────────────────────────
 
   @Override
-  public void export(Consumer<LineEntry> tickets, Consumer<long[]> passes) {
+  public void export(Consumer<LineEntry> tickets, Consumer<long[]> passSink) {
     LineScan.forEach(link, keys, Long.MAX_VALUE, CHUNK, row -> tickets.accept(row.entry()));
-    Set<String> sent = new HashSet<>();
-    ScanCursor cursor = ScanCursor.INITIAL;
-    while (true) {
-      ScanCursor from = cursor;
-      ScoredValueScanCursor<String> page = link.call(c -> c.zscan(keys.passes(), from));
-      for (ScoredValue<String> v : page.getValues()) {
-        if (sent.add(v.getValue())) {
-          String t = v.getValue();
-          passes.accept(new long[] {Tokens.hi(t), Tokens.lo(t), (long) v.getScore()});
-        }
-      }
-      if (page.isFinished()) {
-        return;
-      }
-      cursor = page;
-    }
+    passes.export(passSink);
   }
 
   @Override
-  public int restore(Iterator<LineEntry> tickets, Iterator<long[]> passes, long now) {
+  public int restore(Iterator<LineEntry> tickets, Iterator<long[]> passList, long now) {
     if (used()) {
       throw new IllegalStateException("the line has already been used");
     }
-    List<Object> r = new LineRestore(link, keys).run(tickets, passes, now);
+    List<Object> r = new LineRestore(link, keys).run(tickets, passList, now);
     track(r);
-    if (code(r) < 0) {
+    if (Replies.code(r) < 0) {
       throw new IllegalStateException("the line has already been used");
     }
-    return (int) code(r);
+    return (int) Replies.code(r);
   }
 
   /** Stops the heartbeat and ends this instance's lease; slots it still holds return at once. */
@@ -505,53 +466,15 @@ public final class RedisLine implements Line {
   }
 
   private void track(List<Object> r) {
-    capacity = (int) LineScan.num(r, 3);
-    inFlight = (int) LineScan.num(r, 4);
-    ready = LineScan.num(r, 5);
-    waiting = LineScan.num(r, 6);
-    used = LineScan.num(r, 7) != 0;
+    capacity = (int) Replies.num(r, 3);
+    inFlight = (int) Replies.num(r, 4);
+    ready = Replies.num(r, 5);
+    waiting = Replies.num(r, 6);
+    used = Replies.num(r, 7) != 0;
   }
 
   private Move move(long hi, long lo, long target, String really) {
-    List<Object> r = eval(Op.PROMOTE, Tokens.format(hi, lo), Long.toString(target), really);
-    checked(code(r));
-    return new Move(LineScan.num(r, 1), LineScan.num(r, 2), LineScan.num(r, 3));
-  }
-
-  private static long checked(long status) {
-    if (status == -2) {
-      throw new TokenNotFoundException();
-    }
-    if (status == -3) {
-      throw new IllegalStateException("the client was already told it is ready");
-    }
-    return status;
-  }
-
-  private static long code(List<Object> r) {
-    return LineScan.num(r, 0);
-  }
-
-  /** Decodes a kind, position and flags reply into an {@link Outcome}. */
-  private static long outcome(List<Object> r) {
-    long f = LineScan.num(r, 2);
-    long flags = 0;
-    if ((f & 1) != 0) {
-      flags |= Outcome.RATE_LIMITED;
-    }
-    if ((f & 2) != 0) {
-      flags |= Outcome.REFRESH_COOKIES;
-    }
-    if ((f & 4) != 0) {
-      flags |= Outcome.EVICTED;
-    }
-    if ((f & 8) != 0) {
-      flags |= Outcome.TIMED_OUT;
-    }
-    if ((f & 16) != 0) {
-      flags |= Outcome.PROMOTED;
-    }
-    return Outcome.of((int) code(r), LineScan.num(r, 1), flags);
+    return Replies.move(eval(Op.PROMOTE, Tokens.format(hi, lo), Long.toString(target), really));
   }
 
   /** Builds a {@link RedisLine}. */

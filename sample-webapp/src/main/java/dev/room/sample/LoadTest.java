@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * java -cp target/room-sample.jar dev.room.sample.LoadTest --url http://127.0.0.1:8080 \
- *     --browsers 400 [--ramp 5s] [--poll 1000ms] [--abandon 5] [--payers 4] [--deadline 150s]
+ *     --browsers 400 [--ramp 5s] [--poll 1000ms] [--abandon 5] [--payers 4] [--deadline 150s] \
+ *     [--dashboard auto|tty|lines]
  * </pre>
  *
  * <p>Each browser keeps its own cookies and behaves like the waiting page: it loads {@code /}; when
@@ -54,12 +55,18 @@ public final class LoadTest {
   private final long deadline;
   private final List<SimBrowser> browsers = new ArrayList<>();
   private final PrintStream out = System.out;
-  private final boolean tty = System.console() != null && System.getenv("NO_COLOR") == null;
+  private final boolean tty;
   private int drawn;
 
   private LoadTest(Options o) {
     this.o = o;
     this.deadline = start + o.deadline.toNanos();
+    this.tty =
+        switch (o.dashboard) {
+          case "tty" -> true;
+          case "lines" -> false;
+          default -> System.console() != null;
+        };
     this.http =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -304,6 +311,7 @@ public final class LoadTest {
     int queued = 0;
     int abandoned = 0;
     int turnedAway = 0;
+    int retried = 0;
     int paid = 0;
     int vipAtFront = 0;
     int vipQueued = 0;
@@ -323,6 +331,9 @@ public final class LoadTest {
       }
       if (b.paid) {
         paid++;
+      }
+      if (b.turnedAway > 0) {
+        retried++;
       }
       if (b.vipEntryPosition == 1) {
         vipAtFront++;
@@ -349,6 +360,9 @@ public final class LoadTest {
         queued,
         abandoned,
         turnedAway);
+    if (retried > 0) {
+      out.printf(Locale.ROOT, "%d browsers found the shop restarting and tried again%n", retried);
+    }
     out.printf(
         Locale.ROOT,
         "paid to skip %d; VIP pass re-entries at the front %d, behind %d%n",
@@ -427,6 +441,7 @@ public final class LoadTest {
     int abandonPercent = 5;
     int payers = 4;
     Duration deadline = Duration.ofSeconds(150);
+    String dashboard = "auto";
     String adminToken = System.getenv("ROOM_ADMIN_TOKEN");
 
     static Options parse(String[] args) {
@@ -436,7 +451,8 @@ public final class LoadTest {
         if (a.equals("--help") || a.equals("-h")) {
           System.out.println(
               "usage: LoadTest [--url URL] [--browsers N] [--ramp TIME] [--poll TIME]"
-                  + " [--abandon PERCENT] [--payers N] [--deadline TIME]\n"
+                  + " [--abandon PERCENT] [--payers N] [--deadline TIME]"
+                  + " [--dashboard auto|tty|lines]\n"
                   + "ROOM_ADMIN_TOKEN (environment) lets the dashboard show the server's numbers.");
           return null;
         }
@@ -452,6 +468,7 @@ public final class LoadTest {
           case "--abandon" -> o.abandonPercent = Integer.parseInt(v);
           case "--payers" -> o.payers = Integer.parseInt(v);
           case "--deadline" -> o.deadline = Settings.duration("deadline", v);
+          case "--dashboard" -> o.dashboard = v;
           default -> throw new IllegalArgumentException("unknown option " + a);
         }
       }

@@ -131,7 +131,7 @@ public final class Main {
         Event.FULL,
         e -> LOG.info("Room full: {} in flight, {} waiting", e.occupancy(), e.queueDepth()));
     room.on(Event.DRAIN, e -> LOG.info("Room has free slots again: {} waiting", e.queueDepth()));
-    room.on(Event.PROMOTE, e -> LOG.info("Promoted a client ({})", keyOf(e.clientKey())));
+    room.on(Event.PROMOTE, e -> LOG.info("Promoted a client: {} waiting", e.queueDepth()));
     room.on(Event.REJECT, e -> LOG.debug("Line full: turned away {}", keyOf(e.clientKey())));
 
     // Step 6 — metrics. RoomMetrics is a Micrometer MeterBinder shipped with the library

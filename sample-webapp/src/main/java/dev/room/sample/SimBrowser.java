@@ -51,6 +51,7 @@ final class SimBrowser implements Runnable {
   volatile long admittedAt;
   volatile boolean paid;
   volatile int vipEntryPosition;
+  volatile int turnedAway;
   private volatile State state = State.NOT_STARTED;
   private volatile String problem = "";
   private final List<long[]> waitingPolls = new ArrayList<>(); // {sent, position}; guarded by this
@@ -103,16 +104,22 @@ final class SimBrowser implements Runnable {
   private void firstVisit() throws InterruptedException {
     firstSent = System.nanoTime();
     HttpResponse<String> res = getOrNull("/", "text/html");
-    if (res == null) {
-      lose("could not load the page");
-      return;
+    // Server restarting (connection refused, or 503 while it drains), or the line is full: try
+    // again later, as a person would. Only the deadline turns a browser away for good.
+    for (int tries = 1; (res == null || res.statusCode() >= 500); tries++) {
+      if (res != null) {
+        turnedAway++;
+      }
+      if (System.nanoTime() > test.deadline()) {
+        state = res == null ? State.LOST : State.TURNED_AWAY;
+        problem = res == null ? "could not load the page" : "the shop kept answering 503";
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(Math.min(4_000, 500L << Math.min(tries, 3)));
+      res = getOrNull("/", "text/html");
     }
     if (isShop(res)) {
       admitted();
-      return;
-    }
-    if (res.statusCode() == 503 || res.statusCode() == 429) {
-      state = State.TURNED_AWAY;
       return;
     }
     if (!isWaitingPage(res)) {
@@ -161,7 +168,7 @@ final class SimBrowser implements Runnable {
           lose("status endpoint kept failing");
           return;
         }
-        pause = Math.min(10_000, 500L << Math.min(failures, 5));
+        pause = Math.min(4_000, 500L << Math.min(failures, 3)); // the page's back-off, shortened
         continue;
       }
       failures = 0;
@@ -186,8 +193,8 @@ final class SimBrowser implements Runnable {
         continue;
       }
       HttpResponse<String> page = getOrNull("/", "text/html");
-      if (page == null) {
-        continue; // retried on the next round, as the page's reload would be
+      if (page == null || page.statusCode() >= 500) {
+        continue; // server restarting: polled and reloaded again on the next round
       }
       if (isShop(page)) {
         if (record) {
