@@ -25,6 +25,17 @@ final class Cookies {
     return read(req, name(room, base));
   }
 
+  /**
+   * Strips one pair of surrounding quotes: some clients send RFC 2965 style {@code name="value"},
+   * and some containers (Tomcat) keep the quotes in the value.
+   */
+  static String unquote(String v) {
+    if (v != null && v.length() >= 2 && v.charAt(0) == '"' && v.charAt(v.length() - 1) == '"') {
+      return v.substring(1, v.length() - 1);
+    }
+    return v;
+  }
+
   /** Sets {@code room_session} to a grant valid for {@code maxAge} seconds. */
   static void sendGrant(HttpServletResponse res, WaitingRoom room, String grant, long maxAge) {
     res.addHeader("Set-Cookie", header(room, SESSION, grant, Math.max(1, maxAge), true));
@@ -43,7 +54,7 @@ final class Cookies {
     }
     for (Cookie c : cookies) {
       if (name.equals(c.getName())) {
-        return c.getValue();
+        return unquote(c.getValue());
       }
     }
     return null;

@@ -405,10 +405,15 @@ public final class WaitingRoom implements AutoCloseable {
    * or already admitted. Its next poll reports ready, so enforce bans upstream of the room.
    */
   public boolean removeToken(String token) {
-    if (!Tokens.valid(token) || !line.remove(Tokens.hi(token), Tokens.lo(token), clock.millis())) {
+    if (!Tokens.valid(token)) {
       return false;
     }
-    fire(Event.REMOVE, token, "", false);
+    TicketInfo before =
+        events.listening(Event.REMOVE) ? line.ticket(Tokens.hi(token), Tokens.lo(token)) : null;
+    if (!line.remove(Tokens.hi(token), Tokens.lo(token), clock.millis())) {
+      return false;
+    }
+    fireFor(Event.REMOVE, token, before);
     drained();
     return true;
   }
@@ -429,7 +434,7 @@ public final class WaitingRoom implements AutoCloseable {
     Checks.target(targetPosition);
     Move m = line.promote(hi(token), lo(token), targetPosition);
     if (m.to() < m.from()) {
-      fire(Event.PROMOTE, token, "", false);
+      fireFor(Event.PROMOTE, token, null);
     }
   }
 
@@ -443,7 +448,7 @@ public final class WaitingRoom implements AutoCloseable {
     }
     boolean moved = line.rank(hi(token), lo(token), rank);
     if (moved) {
-      fire(Event.RANK, token, "", false);
+      fireFor(Event.RANK, token, null);
     }
     return moved;
   }
@@ -501,7 +506,7 @@ public final class WaitingRoom implements AutoCloseable {
     if (m.to() >= m.from()) {
       return new PromoteResult(BigDecimal.ZERO, m.from(), m.from(), "");
     }
-    fire(Event.PROMOTE, token, "", false);
+    fireFor(Event.PROMOTE, token, null);
     return new PromoteResult(cost(rate, m), m.from(), m.to(), grantPass());
   }
 
@@ -731,6 +736,14 @@ public final class WaitingRoom implements AutoCloseable {
       default -> {}
     }
     return o;
+  }
+
+  /** Fires a ticket's event with its client key ({@code known}, or looked up when null). */
+  private void fireFor(Event e, String token, TicketInfo known) {
+    if (events.listening(e)) {
+      TicketInfo t = known != null ? known : line.ticket(Tokens.hi(token), Tokens.lo(token));
+      fire(e, token, t == null ? "" : t.clientKey(), false);
+    }
   }
 
   /** Fires EVICT or TIMEOUT for an outcome that retired a ticket. */
