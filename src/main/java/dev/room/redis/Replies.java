@@ -56,6 +56,9 @@ final class Replies {
     if ((f & 16) != 0) {
       flags |= Outcome.PROMOTED;
     }
+    if ((f & 32) != 0) {
+      flags |= Outcome.FIRST_READY;
+    }
     return Outcome.of((int) code(r), num(r, 1), flags);
   }
 }

@@ -35,7 +35,8 @@ local WAITING, READY = 1, 2
 
 -- Outcome kinds and flags (decoded by RedisLine into dev.room.spi.Outcome).
 local K_UNKNOWN, K_WAITING, K_READY, K_ADMITTED, K_REJECTED = 0, 1, 2, 3, 4
-local F_RATE_LIMITED, F_REFRESH, F_EVICTED, F_TIMED_OUT, F_PROMOTED = 1, 2, 4, 8, 16
+local F_RATE_LIMITED, F_REFRESH, F_EVICTED, F_TIMED_OUT, F_PROMOTED, F_FIRST_READY = 1, 2, 4, 8,
+  16, 32
 local FENCED, NOT_FOUND, NOT_WAITING = -1, -2, -3
 local MAXBAND = 2147483647
 
@@ -315,6 +316,7 @@ if t[STATE] == READY then
     t[TOLD] = 1
     t[READYAT] = now -- the claim deadline runs from when the client learns of it
     redis.call('ZADD', RDYAT, now, token)
+    flags = flags + F_FIRST_READY
   end
   save(token, t)
   return {K_READY, 0, flags}

@@ -169,7 +169,10 @@ public abstract class LineContractTest {
 
     Client a = waiter(l, 1);
     l.exit(now());
-    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)), "the freed slot went to the waiter");
+    long told = poll(l, a);
+    assertEquals(Outcome.READY, Outcome.kind(told), "the freed slot went to the waiter");
+    assertTrue(Outcome.has(told, Outcome.FIRST_READY), "the first poll to tell it says so");
+    assertFalse(Outcome.has(poll(l, a), Outcome.FIRST_READY), "and only the first");
     assertFalse(l.tryEnter(), "the slot is reserved for the ready client");
     assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
     assertEquals(2, l.inFlight());
