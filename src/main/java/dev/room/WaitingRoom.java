@@ -366,7 +366,7 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** Clients holding a ticket, including those told ready and not yet back. */
   public long liveQueueDepth() {
-    return line.waiting() + line.ready();
+    return line.live();
   }
 
   /** In-flight requests ÷ capacity. */

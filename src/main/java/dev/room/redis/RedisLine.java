@@ -153,6 +153,12 @@ public final class RedisLine implements Line {
   }
 
   @Override
+  public long live() {
+    refresh();
+    return waiting + ready;
+  }
+
+  @Override
   public boolean used() {
     refresh();
     return used;
