@@ -1,10 +1,21 @@
 # room — common tasks. `make test` is what CI runs.
 MVN ?= mvn -B -ntp
 
-.PHONY: test build install run bench bench-quick format clean
+.PHONY: test build install run bench bench-quick format clean axe
 
-test:
+test: axe
 	$(MVN) verify
+	$(MVN) -q jar:jar install:install
+	$(MVN) -f sample-webapp/pom.xml verify
+
+# axe-core for the browser tests' accessibility audit (src/test/java/dev/room/e2e). Without npm the
+# audit is skipped locally; under CI=true the tests fail instead.
+AXE_VERSION ?= 4.14.1
+axe:
+	@if [ -f target/axe/node_modules/axe-core/axe.min.js ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then \
+	  npm install --prefix target/axe --no-save --no-audit --no-fund --loglevel=error axe-core@$(AXE_VERSION); \
+	else echo "npm not found: the accessibility audit will be skipped (apt-get install npm)"; fi
 
 build:
 	$(MVN) -DskipTests package
@@ -14,6 +25,14 @@ install:
 
 format:
 	$(MVN) spotless:apply
+
+# The sample shop behind a waiting room (sample-webapp/, issue 5) on http://localhost:8080, with
+# its dashboard at /admin and metrics at /metrics. Options: make run ARGS="--capacity 5 --work 2s"
+# (or java -jar sample-webapp/target/room-sample.jar --help).
+run:
+	$(MVN) -q -DskipTests install
+	$(MVN) -q -f sample-webapp/pom.xml -DskipTests package
+	cd sample-webapp && java -jar target/room-sample.jar $(ARGS)
 
 clean:
 	$(MVN) clean

@@ -59,24 +59,6 @@ final class Checks {
     return v;
   }
 
-  /** A room name: {@code ""}, or 1 to 64 of {@code [a-z0-9-]}. */
-  static String roomName(String name) {
-    if (name == null) {
-      throw new IllegalArgumentException("name must not be null");
-    }
-    if (name.length() > 64) {
-      throw new IllegalArgumentException(
-          "name must be at most 64 characters, was " + name.length());
-    }
-    for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
-        throw new IllegalArgumentException("name must use only [a-z0-9-], was '" + name + "'");
-      }
-    }
-    return name;
-  }
-
   static int rejectStatus(int status) {
     if (status != 503 && status != 429) {
       throw new IllegalArgumentException("queue-full status must be 503 or 429, was " + status);

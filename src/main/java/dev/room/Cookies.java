@@ -10,8 +10,41 @@ final class Cookies {
   static final String TICKET = "room_ticket";
   static final String PROBE = "room_probe";
   static final String PASS = "room_pass";
+  static final String SESSION = "room_session";
 
   private Cookies() {}
+
+  /** The room's name for a cookie: the base name, suffixed with the room's name if it has one. */
+  static String name(WaitingRoom room, String base) {
+    String suffix = room.web().cookieSuffix;
+    return suffix.isEmpty() ? base : base + suffix;
+  }
+
+  /** The value of the room's cookie {@code base}, or null. */
+  static String read(HttpServletRequest req, WaitingRoom room, String base) {
+    return read(req, name(room, base));
+  }
+
+  /**
+   * Strips one pair of surrounding quotes: some clients send RFC 2965 style {@code name="value"},
+   * and some containers (Tomcat) keep the quotes in the value.
+   */
+  static String unquote(String v) {
+    if (v != null && v.length() >= 2 && v.charAt(0) == '"' && v.charAt(v.length() - 1) == '"') {
+      return v.substring(1, v.length() - 1);
+    }
+    return v;
+  }
+
+  /** Sets {@code room_session} to a grant valid for {@code maxAge} seconds. */
+  static void sendGrant(HttpServletResponse res, WaitingRoom room, String grant, long maxAge) {
+    res.addHeader("Set-Cookie", header(room, SESSION, grant, Math.max(1, maxAge), true));
+  }
+
+  /** Tells the browser to drop the room's cookie {@code base}. */
+  static void clear(HttpServletResponse res, WaitingRoom room, String base) {
+    res.addHeader("Set-Cookie", header(room, base, "", 0, true));
+  }
 
   /** The value of cookie {@code name}, or null. */
   static String read(HttpServletRequest req, String name) {
@@ -21,34 +54,29 @@ final class Cookies {
     }
     for (Cookie c : cookies) {
       if (name.equals(c.getName())) {
-        return c.getValue();
+        return unquote(c.getValue());
       }
     }
     return null;
   }
 
-  /**
-   * Sets {@code room_ticket} (HttpOnly) and {@code room_probe} (script-readable), suffixed with the
-   * room's name if it has one.
-   */
+  /** Sets {@code room_ticket} (HttpOnly) and {@code room_probe} (script-readable). */
   static void sendTicket(HttpServletResponse res, WaitingRoom room, String token) {
     long maxAge = room.tokenTtl().toSeconds();
-    WaitingRoom.Web web = room.web();
-    res.addHeader("Set-Cookie", header(room, web.ticketCookie, token, maxAge, true));
-    res.addHeader("Set-Cookie", header(room, web.probeCookie, "1", maxAge, false));
+    res.addHeader("Set-Cookie", header(room, TICKET, token, maxAge, true));
+    res.addHeader("Set-Cookie", header(room, PROBE, "1", maxAge, false));
   }
 
-  /** Sets {@code room_pass} (suffixed with the room's name if it has one). */
+  /** Sets {@code room_pass}. */
   static void sendPass(HttpServletResponse res, WaitingRoom room, String passToken) {
     Duration d = room.passDuration();
-    res.addHeader(
-        "Set-Cookie", header(room, room.web().passCookie, passToken, d.toSeconds(), true));
+    res.addHeader("Set-Cookie", header(room, PASS, passToken, d.toSeconds(), true));
   }
 
   static String header(WaitingRoom room, String name, String value, long maxAge, boolean httpOnly) {
     WaitingRoom.Web web = room.web();
     StringBuilder b = new StringBuilder(128);
-    b.append(name).append('=').append(value);
+    b.append(name(room, name)).append('=').append(value);
     b.append("; Max-Age=").append(maxAge);
     b.append("; Path=").append(web.cookiePath);
     if (!web.cookieDomain.isEmpty()) {

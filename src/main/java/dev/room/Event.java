@@ -24,6 +24,19 @@ public enum Event {
   RANK,
   /** A new arrival was turned away because the line was at its maximum depth. */
   REJECT,
-  /** The room's {@link RoomMode} changed; {@link Snapshot#mode()} is the new one. */
+  /** SESSIONS mode: a waiting visitor learned it may come in (its offer); carries the token. */
+  OFFER,
+  /** SESSIONS mode: a visitor claimed its slot and a shopping session began; token = session id. */
+  CLAIM,
+  /** SESSIONS mode: a session ended (left, revoked, completed, ended, generation). */
+  SESSION_END,
+  /** SESSIONS mode: a session ran out of time. */
+  SESSION_EXPIRE,
+  /** A {@code room_session} grant was refused (tampered, foreign, expired, revoked). */
+  GRANT_REJECTED,
+  /**
+   * The room's {@link RoomMode} changed; {@link Snapshot#detail()} is the new mode in lower case
+   * ({@code open}, {@code queue_all}, {@code paused}, {@code passthrough}, {@code closed}).
+   */
   MODE
 }

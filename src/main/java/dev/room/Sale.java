@@ -79,7 +79,8 @@ final class Sale {
       }
       mode = next;
       applyGate(now);
-      room.fire(Event.MODE, "", "", false); // queued in order, carrying this mode
+      // queued in order, carrying this mode
+      room.fire(Event.MODE, "", "", false, next.name().toLowerCase(java.util.Locale.ROOT));
     }
     if (next == RoomMode.PASSTHROUGH) {
       LOG.warn(

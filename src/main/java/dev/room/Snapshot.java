@@ -12,7 +12,10 @@ package dev.room;
  * @param clientKey the ticket's client key where known, else {@code ""}
  * @param staleTicket on {@link Event#QUEUE}: the request carried a {@code room_ticket} the room no
  *     longer recognises (typically a visitor who was already admitted)
- * @param mode the room's mode when the event fired; on {@link Event#MODE}, the new one
+ * @param detail why, where an event has several causes: {@link Event#SESSION_END} {@code left},
+ *     {@code revoked}, {@code completed}, {@code ended} or {@code generation}; {@link
+ *     Event#GRANT_REJECTED} {@code tampered}, {@code foreign}, {@code expired} or {@code revoked};
+ *     else {@code ""}
  */
 public record Snapshot(
     Event event,
@@ -22,7 +25,19 @@ public record Snapshot(
     String token,
     String clientKey,
     boolean staleTicket,
-    RoomMode mode) {
+    String detail) {
+
+  /** A snapshot without a detail. */
+  public Snapshot(
+      Event event,
+      int occupancy,
+      int capacity,
+      long queueDepth,
+      String token,
+      String clientKey,
+      boolean staleTicket) {
+    this(event, occupancy, capacity, queueDepth, token, clientKey, staleTicket, "");
+  }
 
   /** Whether every slot was taken. */
   public boolean full() {
@@ -51,8 +66,8 @@ public record Snapshot(
         + clientKey
         + ", staleTicket="
         + staleTicket
-        + ", mode="
-        + mode
+        + ", detail="
+        + detail
         + "]";
   }
 }

@@ -13,9 +13,10 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>One line operation per poll. The body is written by hand: it is a handful of fields and this
  * is the busiest endpoint in a sale. A waiting client's body carries, in this order: {@code ready},
- * {@code position} (not while closed or before a pre-sale draw), the skip-the-line fields, {@code
- * state}, {@code message}, {@code opens_in_seconds}, {@code wait_low_seconds} and {@code
- * wait_high_seconds} (only while admission runs and its rate is known) and {@code poll_after_ms}.
+ * {@code state}, {@code position} (not while closed or before a pre-sale draw) and the
+ * skip-the-line fields, {@code message}, {@code opens_in_seconds}, {@code wait_low_seconds} and
+ * {@code wait_high_seconds} (only while admission runs and its rate is known) and {@code
+ * poll_after_ms}.
  */
 final class StatusEndpoint {
   static final String PASSTHROUGH = "{\"ready\":true,\"state\":\"passthrough\"}";
@@ -35,11 +36,29 @@ final class StatusEndpoint {
       res.sendError(HttpServletResponse.SC_METHOD_NOT_ALLOWED);
       return;
     }
+    long now = room.clock().millis();
+    Sessions sessions = room.sessions();
+    if (sessions.enabled()) {
+      String grant = Cookies.read(req, room, Cookies.SESSION);
+      if (grant != null && !grant.isEmpty()) {
+        Sessions.Admitted a = sessions.check(grant, now);
+        if (a != null) {
+          long remaining = Math.max(0, (a.session().expiresAt() - now) / 1000);
+          write(
+              res,
+              200,
+              "{\"ready\":true,\"state\":\"active\",\"session_remaining_seconds\":"
+                  + remaining
+                  + "}");
+          return;
+        }
+      }
+    }
     if (room.mode() == RoomMode.PASSTHROUGH) {
       write(res, 200, PASSTHROUGH); // the gate is off: everyone may come in
       return;
     }
-    String ticket = Cookies.read(req, room.web().ticketCookie);
+    String ticket = Cookies.read(req, room, Cookies.TICKET);
     if (ticket == null || ticket.isEmpty()) {
       write(res, 200, "{\"ready\":false,\"cookies_required\":true}");
       return;
@@ -48,7 +67,7 @@ final class StatusEndpoint {
       write(res, 200, "{\"ready\":true}");
       return;
     }
-    long o = room.poll(Tokens.hi(ticket), Tokens.lo(ticket), room.clock().millis());
+    long o = room.poll(Tokens.hi(ticket), Tokens.lo(ticket), ticket, now);
     if (Outcome.has(o, Outcome.REFRESH_COOKIES)) {
       Cookies.sendTicket(res, room, ticket);
     }
@@ -60,6 +79,26 @@ final class StatusEndpoint {
     write(res, status, body(room, req, o));
   }
 
+  /** {@code POST <status-path>/leave}: ends the caller's session. Idempotent; always 204. */
+  static void leave(WaitingRoom room, HttpServletRequest req, HttpServletResponse res)
+      throws IOException {
+    if (!"POST".equals(req.getMethod())) {
+      res.setHeader("Allow", "POST");
+      res.sendError(HttpServletResponse.SC_METHOD_NOT_ALLOWED);
+      return;
+    }
+    String grant = Cookies.read(req, room, Cookies.SESSION);
+    if (grant != null && !grant.isEmpty()) {
+      Sessions.Admitted a = room.sessions().check(grant, room.clock().millis());
+      if (a != null) {
+        room.sessions().end(a.session(), "left");
+      }
+      Cookies.clear(res, room, Cookies.SESSION);
+    }
+    res.setHeader("Cache-Control", "no-store");
+    res.setStatus(HttpServletResponse.SC_NO_CONTENT);
+  }
+
   /** The status JSON for an outcome. */
   static String body(WaitingRoom room, HttpServletRequest req, long outcome) {
     int kind = Outcome.kind(outcome);
@@ -67,15 +106,17 @@ final class StatusEndpoint {
       return room.mode() == RoomMode.PASSTHROUGH ? PASSTHROUGH : "{\"ready\":true}";
     }
     if (kind == Outcome.READY) {
-      return "{\"ready\":true,\"position\":0}";
+      return room.sessions().enabled()
+          ? "{\"ready\":true,\"state\":\"offered\",\"position\":0}"
+          : "{\"ready\":true,\"position\":0}";
     }
     long position = Outcome.position(outcome);
     Sale.Standing s = room.sale().standing(position, room.clock().millis());
     StringBuilder b = new StringBuilder(160);
-    b.append("{\"ready\":false");
+    b.append("{\"ready\":false,\"state\":\"").append(s.state()).append('"');
     if (s.showPosition()) {
       b.append(",\"position\":").append(position);
-      String pass = Cookies.read(req, room.web().passCookie);
+      String pass = Cookies.read(req, room, Cookies.PASS);
       if (pass != null && room.hasValidPass(pass)) {
         b.append(",\"has_pass\":true");
       } else {
@@ -90,7 +131,6 @@ final class StatusEndpoint {
         }
       }
     }
-    b.append(",\"state\":\"").append(s.state()).append('"');
     if (!s.message().isEmpty()) {
       b.append(",\"message\":");
       quote(s.message(), b);

@@ -23,4 +23,25 @@ public record TicketInfo(
     Instant lastPoll,
     boolean seen,
     boolean hasPass,
-    int rank) {}
+    int rank) {
+
+  /** Redacts the token: ticket infos end up in logs. */
+  @Override
+  public String toString() {
+    return "TicketInfo[token=<redacted>, position="
+        + position
+        + ", clientKey="
+        + clientKey
+        + ", issuedAt="
+        + issuedAt
+        + ", lastPoll="
+        + lastPoll
+        + ", seen="
+        + seen
+        + ", hasPass="
+        + hasPass
+        + ", rank="
+        + rank
+        + "]";
+  }
+}

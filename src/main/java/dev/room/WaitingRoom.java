@@ -71,7 +71,6 @@ public final class WaitingRoom implements AutoCloseable {
   private final Smoother utilization = new Smoother(10_000);
   private final Sale sale;
   private volatile boolean full;
-  private volatile String name = "";
 
   private volatile Duration tokenTtl = DEFAULT_TOKEN_TTL;
   private volatile Duration reaperInterval = DEFAULT_REAPER_INTERVAL;
@@ -80,8 +79,10 @@ public final class WaitingRoom implements AutoCloseable {
   private volatile long maxQueueDepth;
   private volatile int queueFullStatus = 503;
   private volatile Duration passDuration = Duration.ZERO;
+  private volatile String name = "";
   private volatile Policy policy;
   private final Web web = new Web();
+  private final Sessions sessions = new Sessions(this);
 
   private WaitingRoom(Builder b) {
     this.clock = b.clock;
@@ -286,16 +287,17 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   /**
-   * Names the room ({@code [a-z0-9-]}, at most 64 characters; {@code ""} = unnamed, the default) so
-   * several rooms can share one application: a name suffixes every cookie ({@code
-   * room_ticket_<name>}, {@code room_probe_<name>}, {@code room_pass_<name>}) and moves the status
-   * endpoint's default path to {@code /queue/<name>/status}. Changing it strands clients already
-   * queued.
+   * Names the room (1-32 of {@code [a-z0-9-]}; {@code ""} = unnamed, the default). A name suffixes
+   * every cookie ({@code room_ticket_<name>}, …), is bound into grants and moves the default status
+   * path to {@code /queue/<name>/status}, so several rooms can share one application. Changing it
+   * while clients are queued strands them.
    */
   public void setName(String name) {
-    String n = Checks.roomName(name);
-    this.name = n;
-    web.named(n);
+    if (name == null || !(name.isEmpty() || name.matches("[a-z0-9-]{1,32}"))) {
+      throw new IllegalArgumentException("name must be \"\" or 1-32 of [a-z0-9-], was " + name);
+    }
+    this.name = name;
+    web.cookieSuffix = name.isEmpty() ? "" : "_" + name;
   }
 
   public String name() {
@@ -417,11 +419,71 @@ public final class WaitingRoom implements AutoCloseable {
     return sale.capacityController();
   }
 
+  // ── Admission sessions ─────────────────────────────────────────────────
+
+  /**
+   * Chooses what holds a slot: a request (default) or a shopping session. Applies to admissions
+   * from now on; slots already held are given back the way they were taken.
+   */
+  public void setAdmissionMode(AdmissionMode mode) {
+    sessions.mode = Objects.requireNonNull(mode, "mode");
+  }
+
+  public AdmissionMode admissionMode() {
+    return sessions.mode;
+  }
+
+  /**
+   * Sets how long a shopping session lasts without activity (default 10 min; 30 s – 7 days); every
+   * gated request renews it, up to {@link #setSessionMaxDuration the absolute limit}.
+   */
+  public void setSessionDuration(Duration d) {
+    sessions.duration = Sessions.checkDuration("sessionDuration", d, Sessions.DEFAULT_DURATION);
+  }
+
+  public Duration sessionDuration() {
+    return sessions.duration;
+  }
+
+  /** Sets the absolute limit of a session from its claim (default 60 min; 30 s – 7 days). */
+  public void setSessionMaxDuration(Duration d) {
+    sessions.maxDuration =
+        Sessions.checkDuration("sessionMaxDuration", d, Sessions.DEFAULT_MAX_DURATION);
+  }
+
+  public Duration sessionMaxDuration() {
+    return sessions.maxDuration;
+  }
+
+  /**
+   * Makes {@code keyId} the key that signs grants (HMAC-SHA256; secret at least 32 bytes). Earlier
+   * keys keep verifying until {@link #removeKey}, so a rotation logs nobody out. Instances that
+   * share a line must share keys. By default each room signs with a random key of its own.
+   */
+  public void setSigningKey(String keyId, byte[] secret) {
+    sessions.keys().install(keyId, secret);
+  }
+
+  /** Stops accepting grants signed with {@code keyId}; returns false when it was unknown. */
+  public boolean removeKey(String keyId) {
+    return sessions.keys().remove(keyId);
+  }
+
   // ── Introspection ──────────────────────────────────────────────────────
 
-  /** Requests holding a slot now. */
+  /** Requests being served now (in SESSIONS mode, those of active sessions). */
   public int inFlight() {
-    return line.inFlight();
+    return Math.max(0, line.inFlight() - sessions.active()) + sessions.requests().get();
+  }
+
+  /** Shopping sessions holding a slot now. */
+  public int activeSessions() {
+    return sessions.active();
+  }
+
+  /** Clients told they may come in who have not yet claimed their slot. */
+  public int outstandingOffers() {
+    return (int) line.ready();
   }
 
   /** Tickets ahead of a newcomer: clients waiting with a position of 1 or more. */
@@ -431,7 +493,7 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** Clients holding a ticket, including those told ready and not yet back. */
   public long liveQueueDepth() {
-    return line.waiting() + line.ready();
+    return line.live();
   }
 
   /** In-flight requests ÷ capacity. */
@@ -470,10 +532,15 @@ public final class WaitingRoom implements AutoCloseable {
    * or already admitted. Its next poll reports ready, so enforce bans upstream of the room.
    */
   public boolean removeToken(String token) {
-    if (!Tokens.valid(token) || !line.remove(Tokens.hi(token), Tokens.lo(token), clock.millis())) {
+    if (!Tokens.valid(token)) {
       return false;
     }
-    fire(Event.REMOVE, token, "", false);
+    TicketInfo before =
+        events.listening(Event.REMOVE) ? line.ticket(Tokens.hi(token), Tokens.lo(token)) : null;
+    if (!line.remove(Tokens.hi(token), Tokens.lo(token), clock.millis())) {
+      return false;
+    }
+    fireFor(Event.REMOVE, token, before);
     drained();
     return true;
   }
@@ -494,7 +561,7 @@ public final class WaitingRoom implements AutoCloseable {
     Checks.target(targetPosition);
     Move m = line.promote(hi(token), lo(token), targetPosition);
     if (m.to() < m.from()) {
-      fire(Event.PROMOTE, token, "", false);
+      fireFor(Event.PROMOTE, token, null);
     }
   }
 
@@ -508,7 +575,7 @@ public final class WaitingRoom implements AutoCloseable {
     }
     boolean moved = line.rank(hi(token), lo(token), rank);
     if (moved) {
-      fire(Event.RANK, token, "", false);
+      fireFor(Event.RANK, token, null);
     }
     return moved;
   }
@@ -525,8 +592,28 @@ public final class WaitingRoom implements AutoCloseable {
       fire(Event.TIMEOUT, "", "", false);
     }
     line.sweepPasses(now);
+    sessions.sweep(now);
     drained();
     return r[0] + r[1];
+  }
+
+  /** Ends a shopping session (its slot goes to the next in line); false when already ended. */
+  public boolean endSession(String sessionId) {
+    return sessionId != null && sessions.endById(sessionId, "ended");
+  }
+
+  /**
+   * Starts a new sale generation: ends every session and invalidates every grant issued before.
+   * Returns the new generation.
+   */
+  public long newSaleGeneration() {
+    long g = sessions.newGeneration();
+    drained();
+    return g;
+  }
+
+  public long saleGeneration() {
+    return sessions.generation();
   }
 
   // ── Skip the line ──────────────────────────────────────────────────────
@@ -547,7 +634,7 @@ public final class WaitingRoom implements AutoCloseable {
     if (m.to() >= m.from()) {
       return new PromoteResult(BigDecimal.ZERO, m.from(), m.from(), "");
     }
-    fire(Event.PROMOTE, token, "", false);
+    fireFor(Event.PROMOTE, token, null);
     return new PromoteResult(cost(rate, m), m.from(), m.to(), grantPass());
   }
 
@@ -692,6 +779,16 @@ public final class WaitingRoom implements AutoCloseable {
     return web;
   }
 
+  Sessions sessions() {
+    return sessions;
+  }
+
+  /** The status path a filter serves when it was not given one. */
+  String defaultStatusPath() {
+    String n = name;
+    return n.isEmpty() ? WaitingRoomFilter.DEFAULT_STATUS_PATH : "/queue/" + n + "/status";
+  }
+
   EventBus events() {
     return events;
   }
@@ -726,27 +823,29 @@ public final class WaitingRoom implements AutoCloseable {
     }
   }
 
-  /** Gives a slot back without a health sample. */
+  /** Gives a request's slot back. */
   void exit() {
-    exit(Long.MIN_VALUE, false);
-  }
-
-  /**
-   * Gives back the slot of a gated request that started at {@code startedAt} (room clock; {@code
-   * Long.MIN_VALUE} for no health sample) and {@code failed} or not.
-   */
-  void exit(long startedAt, boolean failed) {
-    long now = clock.millis();
-    int inFlight = line.inFlight();
-    line.exit(now);
-    sale.tick(now);
-    if (startedAt != Long.MIN_VALUE) {
-      sale.finished(now, now - startedAt, failed, inFlight);
-    }
-    utilization.sample(utilization(), now);
+    exitSlot();
     if (events.listening(Event.EXIT)) {
       fire(Event.EXIT, "", "", false);
     }
+  }
+
+  /**
+   * A gated request that started at {@code startedAt} (room clock) finished, {@code failed} or not:
+   * a health sample for the capacity controller. Called before its slot is given back.
+   */
+  void sampled(long startedAt, boolean failed) {
+    long now = clock.millis();
+    sale.finished(now, now - startedAt, failed, line.inFlight());
+  }
+
+  /** Gives one held slot back, by a request or a session. */
+  void exitSlot() {
+    long now = clock.millis();
+    line.exit(now);
+    sale.tick(now);
+    utilization.sample(utilization(), now);
     drained();
   }
 
@@ -760,10 +859,16 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** A status poll, with the events it implies. */
   long poll(long hi, long lo, long now) {
+    return poll(hi, lo, "", now);
+  }
+
+  long poll(long hi, long lo, String token, long now) {
     sale.tick(now);
     long o = line.poll(hi, lo, now, policy);
     if (Outcome.kind(o) == Outcome.UNKNOWN) {
       retired(o);
+    } else if (Outcome.has(o, Outcome.FIRST_READY)) {
+      fire(Event.OFFER, token, "", false);
     }
     return o;
   }
@@ -807,6 +912,14 @@ public final class WaitingRoom implements AutoCloseable {
     }
   }
 
+  /** Fires a ticket's event with its client key ({@code known}, or looked up when null). */
+  private void fireFor(Event e, String token, TicketInfo known) {
+    if (events.listening(e)) {
+      TicketInfo t = known != null ? known : line.ticket(Tokens.hi(token), Tokens.lo(token));
+      fire(e, token, t == null ? "" : t.clientKey(), false);
+    }
+  }
+
   /** Fires EVICT or TIMEOUT for an outcome that retired a ticket. */
   void retired(long outcome) {
     if (Outcome.has(outcome, Outcome.EVICTED)) {
@@ -818,17 +931,14 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   void fire(Event e, String token, String clientKey, boolean stale) {
+    fire(e, token, clientKey, stale, "");
+  }
+
+  void fire(Event e, String token, String clientKey, boolean stale, String detail) {
     if (events.listening(e)) {
       events.publish(
           new Snapshot(
-              e,
-              line.inFlight(),
-              line.capacity(),
-              line.waiting(),
-              token,
-              clientKey,
-              stale,
-              sale.mode()));
+              e, inFlight(), line.capacity(), line.waiting(), token, clientKey, stale, detail));
     }
   }
 
@@ -897,19 +1007,7 @@ public final class WaitingRoom implements AutoCloseable {
     volatile RateFunction rateFunction;
     volatile String skipUrl = "";
     volatile WaitingPage page = WaitingPage.DEFAULT;
-    volatile String ticketCookie = Cookies.TICKET;
-    volatile String probeCookie = Cookies.PROBE;
-    volatile String passCookie = Cookies.PASS;
-    volatile String defaultStatusPath = WaitingRoomFilter.DEFAULT_STATUS_PATH;
-
-    void named(String name) {
-      String suffix = name.isEmpty() ? "" : "_" + name;
-      ticketCookie = Cookies.TICKET + suffix;
-      probeCookie = Cookies.PROBE + suffix;
-      passCookie = Cookies.PASS + suffix;
-      defaultStatusPath =
-          name.isEmpty() ? WaitingRoomFilter.DEFAULT_STATUS_PATH : "/queue/" + name + "/status";
-    }
+    volatile String cookieSuffix = "";
   }
 
   /**
@@ -1015,8 +1113,27 @@ public final class WaitingRoom implements AutoCloseable {
     }
 
     public Builder name(String name) {
-      Checks.roomName(name);
       return add(r -> r.setName(name));
+    }
+
+    public Builder admissionMode(AdmissionMode mode) {
+      Objects.requireNonNull(mode, "mode");
+      return add(r -> r.setAdmissionMode(mode));
+    }
+
+    public Builder sessionDuration(Duration d) {
+      Sessions.checkDuration("sessionDuration", d, Sessions.DEFAULT_DURATION);
+      return add(r -> r.setSessionDuration(d));
+    }
+
+    public Builder sessionMaxDuration(Duration d) {
+      Sessions.checkDuration("sessionMaxDuration", d, Sessions.DEFAULT_MAX_DURATION);
+      return add(r -> r.setSessionMaxDuration(d));
+    }
+
+    public Builder signingKey(String keyId, byte[] secret) {
+      byte[] copy = secret == null ? null : secret.clone();
+      return add(r -> r.setSigningKey(keyId, copy));
     }
 
     public Builder mode(RoomMode mode) {

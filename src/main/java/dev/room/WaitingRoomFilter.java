@@ -1,5 +1,7 @@
 package dev.room;
 
+import dev.room.engine.SessionRegistry;
+import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Outcome;
 import dev.room.spi.Tokens;
 import jakarta.servlet.AsyncContext;
@@ -15,6 +17,7 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -51,14 +54,13 @@ import java.util.function.Predicate;
  * secure-cookie}, {@code cookie-path}, {@code cookie-domain}, {@code skip-url}. A bad value stops
  * the application from starting, with a message naming it.
  *
- * <p><b>Running a sale.</b> The room's {@link RoomMode} decides what happens to a gated request:
- * {@code PASSTHROUGH} lets it through without a slot (and lets a visitor in line in, retiring its
- * ticket); {@code CLOSED} answers 503 with a closed page (or the status JSON) and issues no ticket;
- * {@code QUEUE_ALL} and {@code PAUSED} queue it. Each request run holding a slot is timed on the
- * room's clock until its response completes, and reported with whether it failed (status 500 or
- * more, or an exception) to the room's {@link CapacityController}, if it has one. A named room's
- * status endpoint defaults to {@code /queue/<name>/status} and its cookies carry the name: map each
- * room's filter to its own routes and status path.
+ * <p><b>Running a sale.</b> The room's {@link RoomMode} decides what happens to a gated request
+ * without a live session: {@code PASSTHROUGH} lets it through without a slot (and lets a visitor in
+ * line in, retiring its ticket); {@code CLOSED} answers 503 with a closed page (or the status JSON)
+ * and issues no ticket; {@code QUEUE_ALL} and {@code PAUSED} queue it. Shopping sessions already
+ * running carry on in every mode. Each gated request is timed on the room's clock until its
+ * response completes and reported, with whether it failed (status 500 or more, or an exception), to
+ * the room's {@link CapacityController}, if it has one.
  *
  * <p><b>Bypassing.</b> Keep long-lived connections (WebSockets, server-sent events), static assets
  * and payment webhooks out of the room with {@code bypass-paths} or {@link #bypass(Predicate)}: a
@@ -74,9 +76,23 @@ public final class WaitingRoomFilter implements Filter {
               + " again in a few minutes.</p></body></html>")
           .getBytes(StandardCharsets.UTF_8);
 
+  private static final byte[] UNAVAILABLE_HTML =
+      ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+              + "<meta http-equiv=\"refresh\" content=\"5\"><title>Reconnecting</title></head>"
+              + "<body><h1>One moment</h1><p role=\"status\">We are reconnecting to the line. If you"
+              + " were waiting, your place is kept. This page retries by itself.</p></body></html>")
+          .getBytes(StandardCharsets.UTF_8);
+
   private WaitingRoom room;
   private boolean ownsRoom;
-  private volatile String statusPath; // null: the room's default
+  private String statusPath; // null: the room's default
+
+  /** The request attribute that carries the session id of a request admitted under a session. */
+  public static final String SESSION_ATTRIBUTE = "dev.room.sessionId";
+
+  /** The response header a gated application sets to end its visitor's session. */
+  public static final String COMMAND_HEADER = "Room-Command";
+
   private final List<String> bypassPaths = new ArrayList<>();
   private volatile Predicate<HttpServletRequest> bypass = r -> false;
 
@@ -104,10 +120,7 @@ public final class WaitingRoomFilter implements Filter {
     return this;
   }
 
-  /**
-   * Serves the status endpoint at {@code path} instead of the room's default: {@value
-   * #DEFAULT_STATUS_PATH}, or {@code /queue/<name>/status} for a named room.
-   */
+  /** Serves the status endpoint at {@code path} instead of {@value #DEFAULT_STATUS_PATH}. */
   public WaitingRoomFilter statusPath(String path) {
     statusPath = FilterConfigReader.path("status-path", path);
     return this;
@@ -174,36 +187,67 @@ public final class WaitingRoomFilter implements Filter {
       return;
     }
     String path = path(req);
-    if (path.equals(effectiveStatusPath(room))) {
-      StatusEndpoint.handle(room, req, res);
-      return;
-    }
-    if (bypassed(path) || bypass.test(req)) {
+    String statusBase = statusPath != null ? statusPath : room.defaultStatusPath();
+    boolean status = path.equals(statusBase);
+    boolean leave =
+        path.length() == statusBase.length() + 6
+            && path.startsWith(statusBase)
+            && path.endsWith("/leave");
+    if (!status && !leave && (bypassed(path) || bypass.test(req))) {
       chain.doFilter(req, res);
       return;
     }
-    admit(req, res, chain);
+    try {
+      if (status) {
+        StatusEndpoint.handle(room, req, res);
+      } else if (leave) {
+        StatusEndpoint.leave(room, req, res);
+      } else {
+        admit(req, res, chain);
+      }
+    } catch (LineUnavailableException e) {
+      lineUnavailable(req, res, status, e);
+    }
   }
 
   private void admit(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     WaitingRoom r = room;
+    Sessions sessions = r.sessions();
+    if (sessions.enabled()) {
+      String grant = Cookies.read(req, r, Cookies.SESSION);
+      if (grant != null && !grant.isEmpty()) {
+        long now = r.clock().millis();
+        Sessions.Admitted a = sessions.check(grant, now);
+        if (a != null) {
+          serveSession(r, a.session(), a.grantExpiresAt(), req, res, chain);
+          return;
+        }
+        Cookies.clear(res, r, Cookies.SESSION); // refused: counts as no grant from now on
+      }
+    }
     RoomMode mode = r.mode();
-    String ticket = Cookies.read(req, r.web().ticketCookie);
+    String ticket = Cookies.read(req, r, Cookies.TICKET);
     boolean stale = ticket != null && !ticket.isEmpty();
-    boolean held = stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0;
     if (mode == RoomMode.PASSTHROUGH) {
-      if (held) {
+      if (stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0) {
         r.passedThrough(Tokens.hi(ticket), Tokens.lo(ticket)); // let in: its place is not needed
       }
       chain.doFilter(req, res);
       return;
     }
-    if (held) {
+    if (stale && sessions.enabled() && Tokens.valid(ticket)) {
+      SessionRegistry.Session again = sessions.forTicket(ticket); // a repeated claim
+      if (again != null) {
+        serveSession(r, again, Sessions.NO_GRANT, req, res, chain);
+        return;
+      }
+    }
+    if (stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0) {
       long o = r.claim(Tokens.hi(ticket), Tokens.lo(ticket), r.clock().millis());
       int kind = Outcome.kind(o);
       if (kind == Outcome.ADMITTED) {
-        run(r, req, res, chain);
+        admitted(r, ticket, req, res, chain);
         return;
       }
       if (kind == Outcome.WAITING) {
@@ -220,12 +264,12 @@ public final class WaitingRoomFilter implements Filter {
       return;
     }
     if (r.tryEnter()) {
-      run(r, req, res, chain);
+      admitted(r, "", req, res, chain);
       return;
     }
     Function<HttpServletRequest, String> keyFn = r.web().clientKeyFunction;
     String clientKey = keyFn == null ? "" : Checks.clientKey(keyFn.apply(req));
-    String pass = Cookies.read(req, r.web().passCookie);
+    String pass = Cookies.read(req, r, Cookies.PASS);
     boolean hasPass = pass != null && r.hasValidPass(pass);
     long o;
     String token;
@@ -235,15 +279,87 @@ public final class WaitingRoomFilter implements Filter {
       o = r.arrive(t[0], t[1], token, clientKey, hasPass, stale);
     } while (Outcome.kind(o) == Outcome.UNKNOWN);
     switch (Outcome.kind(o)) {
-      case Outcome.ADMITTED -> run(r, req, res, chain);
+      case Outcome.ADMITTED -> admitted(r, token, req, res, chain);
       case Outcome.REJECTED -> queueFull(r, req, res);
       default -> waiting(r, req, res, token, Outcome.position(o), o);
     }
   }
 
+  /** A slot was taken for this request: it runs holding it, or a session starts on it. */
+  private static void admitted(
+      WaitingRoom r,
+      String ticket,
+      HttpServletRequest req,
+      HttpServletResponse res,
+      FilterChain chain)
+      throws IOException, ServletException {
+    if (!r.sessions().enabled()) {
+      run(r, req, res, chain);
+      return;
+    }
+    SessionRegistry.Session s = r.sessions().start(ticket, r.clock().millis());
+    serveSession(r, s, Sessions.NO_GRANT, req, res, chain);
+  }
+
   /**
-   * Runs the application holding a slot; gives it back exactly once when the response is done, with
-   * the request's latency and outcome for the room's capacity controller.
+   * Runs a request of a live session; the session holds the slot, so the request takes none. The
+   * grant is (re-)sent when new or half used; a {@value #COMMAND_HEADER} response header is
+   * stripped and acted on once the response completes.
+   */
+  private static void serveSession(
+      WaitingRoom r,
+      SessionRegistry.Session s,
+      long grantExpiresAt,
+      HttpServletRequest req,
+      HttpServletResponse res,
+      FilterChain chain)
+      throws IOException, ServletException {
+    Sessions sessions = r.sessions();
+    long now = r.clock().millis();
+    if (sessions.renew(s, now, grantExpiresAt)) {
+      long seconds = (s.expiresAt() - now + 999) / 1000;
+      Cookies.sendGrant(res, r, sessions.grant(s, now), seconds);
+    }
+    req.setAttribute(SESSION_ATTRIBUTE, s.id());
+    CommandResponse wrapped = new CommandResponse(res);
+    sessions.requests().incrementAndGet();
+    boolean[] threw = {true};
+    Runnable done =
+        () -> {
+          r.sampled(now, threw[0] || wrapped.getStatus() >= 500);
+          sessions.requests().decrementAndGet();
+          String command = wrapped.command;
+          if ("revoke".equalsIgnoreCase(command)) {
+            sessions.end(s, "revoked");
+          } else if ("complete".equalsIgnoreCase(command)) {
+            sessions.end(s, "completed");
+          }
+        };
+    try {
+      chain.doFilter(req, wrapped);
+      threw[0] = false;
+    } finally {
+      whenComplete(req, done);
+    }
+  }
+
+  /** Runs {@code done} once, when the response is complete (now, or when async work ends). */
+  private static void whenComplete(HttpServletRequest req, Runnable done) {
+    if (req.isAsyncStarted()) {
+      Once once = new Once(done);
+      try {
+        req.getAsyncContext().addListener(once);
+      } catch (IllegalStateException completedMeanwhile) {
+        once.run();
+      }
+    } else {
+      done.run();
+    }
+  }
+
+  /**
+   * Runs the application holding a slot; gives it back exactly once when the response is done,
+   * after reporting the request's latency and outcome to the room's capacity controller.
    */
   private static void run(
       WaitingRoom r, HttpServletRequest req, HttpServletResponse res, FilterChain chain)
@@ -255,14 +371,15 @@ public final class WaitingRoomFilter implements Filter {
       threw = false;
     } finally {
       if (req.isAsyncStarted()) {
-        SlotRelease release = new SlotRelease(r, started, res);
-        try {
-          req.getAsyncContext().addListener(release);
-        } catch (IllegalStateException completedMeanwhile) {
-          release.release(threw);
-        }
+        whenComplete(
+            req,
+            () -> {
+              r.sampled(started, res.getStatus() >= 500);
+              r.exit();
+            });
       } else {
-        r.exit(started, threw || res.getStatus() >= 500);
+        r.sampled(started, threw || res.getStatus() >= 500);
+        r.exit(); // the common case allocates nothing
       }
     }
   }
@@ -282,27 +399,14 @@ public final class WaitingRoomFilter implements Filter {
       StatusEndpoint.write(res, 503, StatusEndpoint.body(r, req, outcome));
       return;
     }
-    String statusUrl = req.getContextPath() + effectiveStatusPath(r);
-    byte[] page = r.web().page.render(position, r.web().skipUrl, statusUrl, r.web().probeCookie);
+    String statusUrl =
+        req.getContextPath() + (statusPath != null ? statusPath : r.defaultStatusPath());
+    byte[] page =
+        r.web().page.render(position, r.web().skipUrl, statusUrl, Cookies.name(r, Cookies.PROBE));
     res.setStatus(200);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
     res.getOutputStream().write(page);
-  }
-
-  private static void queueFull(WaitingRoom r, HttpServletRequest req, HttpServletResponse res)
-      throws IOException {
-    res.setHeader("Retry-After", "30");
-    res.setHeader("Cache-Control", "no-store");
-    int status = r.queueFullStatus();
-    if (prefersJson(req)) {
-      StatusEndpoint.write(res, status, "{\"ready\":false,\"queue_full\":true}");
-      return;
-    }
-    res.setStatus(status);
-    res.setContentType("text/html;charset=utf-8");
-    res.setContentLength(QUEUE_FULL_HTML.length);
-    res.getOutputStream().write(QUEUE_FULL_HTML);
   }
 
   /**
@@ -328,10 +432,42 @@ public final class WaitingRoomFilter implements Filter {
     res.getOutputStream().write(page);
   }
 
-  /** The status path for {@code r}: the one set on this filter, else the room's default. */
-  private String effectiveStatusPath(WaitingRoom r) {
-    String p = statusPath;
-    return p != null ? p : r.web().defaultStatusPath;
+  /**
+   * The line's storage (a shared line's Redis) cannot be reached: nobody is let in, and the client
+   * keeps its ticket cookie, so its place is kept. The page polls on and shows it is reconnecting.
+   */
+  private static void lineUnavailable(
+      HttpServletRequest req, HttpServletResponse res, boolean status, LineUnavailableException e)
+      throws IOException {
+    if (res.isCommitted()) {
+      throw e;
+    }
+    res.resetBuffer();
+    res.setHeader("Retry-After", "5");
+    res.setHeader("Cache-Control", "no-store");
+    if (status || prefersJson(req)) {
+      StatusEndpoint.write(res, 503, "{\"ready\":false,\"reconnecting\":true}");
+      return;
+    }
+    res.setStatus(503);
+    res.setContentType("text/html;charset=utf-8");
+    res.setContentLength(UNAVAILABLE_HTML.length);
+    res.getOutputStream().write(UNAVAILABLE_HTML);
+  }
+
+  private static void queueFull(WaitingRoom r, HttpServletRequest req, HttpServletResponse res)
+      throws IOException {
+    res.setHeader("Retry-After", "30");
+    res.setHeader("Cache-Control", "no-store");
+    int status = r.queueFullStatus();
+    if (prefersJson(req)) {
+      StatusEndpoint.write(res, status, "{\"ready\":false,\"queue_full\":true}");
+      return;
+    }
+    res.setStatus(status);
+    res.setContentType("text/html;charset=utf-8");
+    res.setContentLength(QUEUE_FULL_HTML.length);
+    res.getOutputStream().write(QUEUE_FULL_HTML);
   }
 
   /** Whether the Accept header ranks application/json above text/html. */
@@ -385,38 +521,35 @@ public final class WaitingRoomFilter implements Filter {
     return p.isEmpty() ? "/" : p;
   }
 
-  /** Gives one slot back, once, whichever of complete, error or timeout comes first. */
-  private static final class SlotRelease implements AsyncListener {
-    private final WaitingRoom room;
-    private final long started;
-    private final HttpServletResponse response;
-    private final AtomicBoolean released = new AtomicBoolean();
+  /** Runs an action once, whichever of complete, error or timeout comes first. */
+  private static final class Once implements AsyncListener, Runnable {
+    private final Runnable action;
+    private final AtomicBoolean done = new AtomicBoolean();
 
-    SlotRelease(WaitingRoom room, long started, HttpServletResponse response) {
-      this.room = room;
-      this.started = started;
-      this.response = response;
+    Once(Runnable action) {
+      this.action = action;
     }
 
-    void release(boolean failed) {
-      if (released.compareAndSet(false, true)) {
-        room.exit(started, failed || response.getStatus() >= 500);
+    @Override
+    public void run() {
+      if (done.compareAndSet(false, true)) {
+        action.run();
       }
     }
 
     @Override
     public void onComplete(AsyncEvent event) {
-      release(false);
+      run();
     }
 
     @Override
     public void onTimeout(AsyncEvent event) {
-      release(true);
+      run();
     }
 
     @Override
     public void onError(AsyncEvent event) {
-      release(true);
+      run();
     }
 
     @Override
@@ -424,6 +557,33 @@ public final class WaitingRoomFilter implements Filter {
       AsyncContext ctx = event.getAsyncContext();
       if (ctx != null) {
         ctx.addListener(this);
+      }
+    }
+  }
+
+  /** Keeps the {@value #COMMAND_HEADER} header from the client and remembers its value. */
+  private static final class CommandResponse extends HttpServletResponseWrapper {
+    volatile String command;
+
+    CommandResponse(HttpServletResponse res) {
+      super(res);
+    }
+
+    @Override
+    public void setHeader(String name, String value) {
+      if (COMMAND_HEADER.equalsIgnoreCase(name)) {
+        command = value;
+      } else {
+        super.setHeader(name, value);
+      }
+    }
+
+    @Override
+    public void addHeader(String name, String value) {
+      if (COMMAND_HEADER.equalsIgnoreCase(name)) {
+        command = value;
+      } else {
+        super.addHeader(name, value);
       }
     }
   }

@@ -42,7 +42,8 @@ class AdaptiveCapacityTest {
       while (!running.isEmpty() && running.peek()[0] <= now) {
         long[] r = running.poll();
         latencies.add(new long[] {now - start, now - r[1]});
-        room.exit(r[1], false);
+        room.sampled(r[1], false); // as the filter does, before the slot is given back
+        room.exit();
       }
       long second = (now - start) / 1000;
       int l = healthy.applyAsInt(second);

@@ -48,7 +48,7 @@ class FilterHttpTest {
 
     HttpResponse<String> status = b.get(jetty.url("/queue/status"), "application/json");
     assertEquals(
-        "{\"ready\":false,\"position\":1,\"state\":\"waiting\"}",
+        "{\"ready\":false,\"state\":\"waiting\",\"position\":1}",
         StatusBodies.stable(status.body()));
 
     app.releaseOne();

@@ -72,10 +72,10 @@ class LineManagementHttpTest {
     HttpResponse<String> page = b.get(jetty.url("/"));
     assertTrue(page.body().contains("href=\"/pay?x=1&amp;y=2\""), "escaped skip URL");
     assertEquals(
-        "{\"ready\":false,\"position\":1,\"skip_cost\":0.00,\"rate_per_pos\":1.25,\"state\":\"waiting\"}",
+        "{\"ready\":false,\"state\":\"waiting\",\"position\":1,\"skip_cost\":0.00,\"rate_per_pos\":1.25}",
         status(a));
     assertEquals(
-        "{\"ready\":false,\"position\":2,\"skip_cost\":1.25,\"rate_per_pos\":1.25,\"state\":\"waiting\"}",
+        "{\"ready\":false,\"state\":\"waiting\",\"position\":2,\"skip_cost\":1.25,\"rate_per_pos\":1.25}",
         status(b));
     List<TicketInfo> q = room.queue(10);
     assertEquals("1.1.1.1", q.get(0).clientKey());
@@ -102,7 +102,7 @@ class LineManagementHttpTest {
     assertEquals(new BigDecimal("2.50"), paid.cost());
     payer.setCookie(jetty.url("/"), "room_pass", paid.passToken());
     assertEquals(
-        "{\"ready\":false,\"position\":1,\"has_pass\":true,\"state\":\"waiting\"}", status(payer));
+        "{\"ready\":false,\"state\":\"waiting\",\"position\":1,\"has_pass\":true}", status(payer));
 
     // The payer leaves and comes back later with a fresh browser session but the pass cookie.
     assertTrue(room.removeToken(payer.cookie("room_ticket")));
@@ -110,7 +110,7 @@ class LineManagementHttpTest {
     back.setCookie(jetty.url("/"), "room_pass", paid.passToken());
     back.get(jetty.url("/"));
     assertEquals(
-        "{\"ready\":false,\"position\":1,\"has_pass\":true,\"state\":\"waiting\"}", status(back));
+        "{\"ready\":false,\"state\":\"waiting\",\"position\":1,\"has_pass\":true}", status(back));
     assertTrue(room.ticket(back.cookie("room_ticket")).orElseThrow().hasPass());
 
     clock.advance(Duration.ofMinutes(31));

@@ -158,6 +158,34 @@ class RoomApiTest {
   }
 
   @Test
+  void lineEventsCarryTheClientKeyAndRecordsRedactTokens() throws Exception {
+    List<Snapshot> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    room.on(Event.PROMOTE, seen::add);
+    room.on(Event.RANK, seen::add);
+    room.on(Event.REMOVE, seen::add);
+    assertTrue(room.tryEnter());
+    queue("first");
+    String b = queue("10.1.1.1");
+    String c = queue("10.2.2.2");
+    room.adminPromote(b, 1);
+    room.setTicketRank(c, 1);
+    room.removeToken(b);
+    assertTrue(room.events().awaitIdle(5000));
+    assertEquals(
+        List.of("PROMOTE 10.1.1.1", "RANK 10.2.2.2", "REMOVE 10.1.1.1"),
+        seen.stream().map(s -> s.event() + " " + s.clientKey()).toList());
+    TicketInfo info = room.ticket(c).orElseThrow();
+    assertFalse(info.toString().contains(c), "TicketInfo.toString redacts the token");
+  }
+
+  @Test
+  void quotedCookieValuesAreUnquoted() {
+    assertEquals("abc", Cookies.unquote("\"abc\""));
+    assertEquals("\"", Cookies.unquote("\""));
+    assertEquals("abc", Cookies.unquote("abc"));
+  }
+
+  @Test
   void passesAreOffByDefaultAndSweptByTheReaper() {
     try (WaitingRoom plain = WaitingRoom.builder().capacity(1).clock(clock).build()) {
       assertEquals("", plain.grantPass());

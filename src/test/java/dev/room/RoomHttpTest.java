@@ -140,7 +140,7 @@ class RoomHttpTest {
     assertEquals(503, json.statusCode());
     assertEquals("3", json.headers().firstValue("Retry-After").orElse(""));
     assertEquals(
-        "{\"ready\":false,\"position\":2,\"state\":\"waiting\"}", StatusBodies.stable(json.body()));
+        "{\"ready\":false,\"state\":\"waiting\",\"position\":2}", StatusBodies.stable(json.body()));
 
     // A reload while waiting shows the updated position and re-sends the cookies.
     HttpResponse<String> again = first.get(jetty.url("/shop"));
@@ -150,7 +150,7 @@ class RoomHttpTest {
     app.releaseOne();
     holder.join();
     assertEquals("{\"ready\":true,\"position\":0}", status(first));
-    assertEquals("{\"ready\":false,\"position\":1,\"state\":\"waiting\"}", status(second));
+    assertEquals("{\"ready\":false,\"state\":\"waiting\",\"position\":1}", status(second));
     app.parkRequests(false);
     assertEquals("app:/shop", first.get(jetty.url("/shop")).body());
     assertEquals("{\"ready\":true,\"position\":0}", status(second));
@@ -170,7 +170,7 @@ class RoomHttpTest {
     assertEquals(429, limited.statusCode());
     assertEquals("1", limited.headers().firstValue("Retry-After").orElse(""));
     assertEquals(
-        "{\"ready\":false,\"position\":1,\"state\":\"waiting\"}",
+        "{\"ready\":false,\"state\":\"waiting\",\"position\":1}",
         StatusBodies.stable(limited.body()));
     app.releaseOne();
     holder.join();
@@ -186,7 +186,7 @@ class RoomHttpTest {
       clock.advance(Duration.ofSeconds(30));
       HttpResponse<String> r = b.get(jetty.url("/queue/status"), "application/json");
       assertEquals(
-          "{\"ready\":false,\"position\":1,\"state\":\"waiting\"}",
+          "{\"ready\":false,\"state\":\"waiting\",\"position\":1}",
           StatusBodies.stable(r.body()),
           "poll " + i);
       refreshes += r.headers().allValues("Set-Cookie").isEmpty() ? 0 : 1;

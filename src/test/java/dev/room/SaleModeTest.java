@@ -164,8 +164,7 @@ class SaleModeTest {
     room.setMode(RoomMode.OPEN);
     assertTrue(room.events().awaitIdle(5000));
     assertEquals(
-        List.of(RoomMode.PAUSED, RoomMode.PASSTHROUGH, RoomMode.OPEN),
-        events.stream().map(Snapshot::mode).toList());
+        List.of("paused", "passthrough", "open"), events.stream().map(Snapshot::detail).toList());
   }
 
   @Test
@@ -219,13 +218,9 @@ class SaleModeTest {
     assertThrows(IllegalArgumentException.class, () -> room.setAnnouncement("x".repeat(1001)));
     assertThrows(IllegalArgumentException.class, () -> room.setName("Shop"));
     assertThrows(IllegalArgumentException.class, () -> room.setName("a/b"));
-    assertThrows(IllegalArgumentException.class, () -> room.setName("x".repeat(65)));
     room.setName("spring-sale-2026");
     assertEquals("spring-sale-2026", room.name());
-    assertEquals("room_ticket_spring-sale-2026", room.web().ticketCookie);
-    assertEquals("/queue/spring-sale-2026/status", room.web().defaultStatusPath);
-    room.setName("");
-    assertEquals("room_ticket", room.web().ticketCookie);
+    assertEquals("/queue/spring-sale-2026/status", room.defaultStatusPath());
     room.setAnnouncement(null);
     assertEquals("", room.announcement());
   }

@@ -50,7 +50,7 @@ import java.util.function.Predicate;
  */
 public final class InMemoryLine implements Line {
   private static final int SCAN_CHUNK = 4096;
-  private static final int SNAPSHOT_CHUNK = 512;
+  private static final int SNAPSHOT_CHUNK = 256;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final SlotGate gate;
@@ -289,6 +289,7 @@ public final class InMemoryLine implements Line {
         if (!t.told) {
           t.told = true;
           t.readyAt = now; // the claim deadline runs from when the client learns of it
+          flags |= Outcome.FIRST_READY;
         }
         return Outcome.of(Outcome.READY, 0, flags);
       }
@@ -484,28 +485,34 @@ public final class InMemoryLine implements Line {
 
   @Override
   public List<TicketInfo> queue(int limit) {
-    List<TicketInfo> out = new ArrayList<>(Math.min(limit, 1024));
+    List<Row> rows = new ArrayList<>(Math.min(Math.max(limit, 0), 1024));
     if (limit <= 0) {
-      return out;
+      return List.of();
     }
     lock.lock();
     try {
-      for (Ticket r = readyHead; r != null && out.size() < limit; r = r.right) {
-        out.add(info(r, 0));
+      for (Ticket r = readyHead; r != null && rows.size() < limit; r = r.right) {
+        rows.add(new Row(r, 0));
       }
       long[] position = {0};
       index.forEach(
-          limit - out.size(),
+          limit - rows.size(),
           t -> {
             if (t.head) {
               position[0]++;
             }
-            out.add(info(t, position[0]));
+            rows.add(new Row(t, position[0]));
           });
-      return out;
     } finally {
       lock.unlock();
     }
+    // Formatting tokens and building records happens outside the lock: polls wait only for the
+    // copy.
+    List<TicketInfo> out = new ArrayList<>(rows.size());
+    for (Row r : rows) {
+      out.add(r.info());
+    }
+    return out;
   }
 
   @Override
@@ -837,17 +844,20 @@ public final class InMemoryLine implements Line {
 
   /** Copies every live ticket and its info, a chunk per lock hold so polls never stall long. */
   private void snapshot(List<Ticket> tickets, List<TicketInfo> infos) {
+    List<Row> rows = new ArrayList<>(SNAPSHOT_CHUNK);
     lock.lock();
     try {
       for (Ticket r = readyHead; r != null; r = r.right) {
         tickets.add(r);
-        infos.add(info(r, 0));
+        rows.add(new Row(r, 0));
       }
     } finally {
       lock.unlock();
     }
     Ticket after = null;
     while (true) {
+      rows.forEach(r -> infos.add(r.info()));
+      rows.clear();
       lock.lock();
       try {
         Ticket start = after == null ? index.first() : index.after(after);
@@ -864,13 +874,52 @@ public final class InMemoryLine implements Line {
                 position[0]++;
               }
               tickets.add(t);
-              infos.add(info(t, position[0]));
+              rows.add(new Row(t, position[0]));
               last[0] = t;
             });
         after = keyOf(last[0]);
       } finally {
         lock.unlock();
       }
+    }
+  }
+
+  /** A ticket's fields copied under the lock; the record is built after it is released. */
+  private record Row(
+      long hi,
+      long lo,
+      long position,
+      long issuedAt,
+      long lastPoll,
+      boolean polled,
+      boolean seen,
+      boolean hasPass,
+      int rank,
+      String clientKey) {
+    Row(Ticket t, long position) {
+      this(
+          t.hi,
+          t.lo,
+          position,
+          t.issuedAt,
+          t.lastPoll,
+          t.polled,
+          t.seen,
+          t.hasPass,
+          t.rank,
+          t.clientKey);
+    }
+
+    TicketInfo info() {
+      return new TicketInfo(
+          Tokens.format(hi, lo),
+          position,
+          clientKey == null ? "" : clientKey,
+          Instant.ofEpochMilli(issuedAt),
+          polled ? Instant.ofEpochMilli(lastPoll) : null,
+          seen,
+          hasPass,
+          rank);
     }
   }
 

@@ -38,19 +38,19 @@ final class LineScan {
     static Row of(List<Object> r, int at) {
       return new Row(
           (String) r.get(at),
-          num(r, at + 1),
-          (int) num(r, at + 2),
-          num(r, at + 3),
-          num(r, at + 4),
-          (int) num(r, at + 5),
-          num(r, at + 6),
-          num(r, at + 7),
-          num(r, at + 8),
-          num(r, at + 9) != 0,
-          num(r, at + 10) != 0,
-          num(r, at + 11) != 0,
+          Replies.num(r, at + 1),
+          (int) Replies.num(r, at + 2),
+          Replies.num(r, at + 3),
+          Replies.num(r, at + 4),
+          (int) Replies.num(r, at + 5),
+          Replies.num(r, at + 6),
+          Replies.num(r, at + 7),
+          Replies.num(r, at + 8),
+          Replies.num(r, at + 9) != 0,
+          Replies.num(r, at + 10) != 0,
+          Replies.num(r, at + 11) != 0,
           (String) r.get(at + 12),
-          num(r, at + 13));
+          Replies.num(r, at + 13));
     }
 
     TicketInfo info() {
@@ -101,9 +101,5 @@ final class LineScan {
         return;
       }
     }
-  }
-
-  static long num(List<Object> r, int i) {
-    return (Long) r.get(i);
   }
 }

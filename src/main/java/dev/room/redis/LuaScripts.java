@@ -38,7 +38,8 @@ final class LuaScripts {
     STAGE,
     STAGEPASSES,
     COMMIT,
-    ABORT
+    ABORT,
+    CHECK
   }
 
   private static final String MARKER = "\n--- script: ";

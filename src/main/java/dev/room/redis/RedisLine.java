@@ -1,7 +1,6 @@
 package dev.room.redis;
 
 import dev.room.TicketInfo;
-import dev.room.TokenNotFoundException;
 import dev.room.redis.LuaScripts.Op;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
@@ -10,24 +9,13 @@ import dev.room.spi.Move;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
-import io.lettuce.core.Range;
-import io.lettuce.core.ScanCursor;
-import io.lettuce.core.ScoredValue;
-import io.lettuce.core.ScoredValueScanCursor;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
@@ -71,7 +59,6 @@ public final class RedisLine implements Line {
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisLine.class);
-  private static final long RECONNECT_MILLIS = 250;
   private static final int CHUNK = 512;
   private static final int EVICT_STEP = 1000;
 
@@ -82,12 +69,10 @@ public final class RedisLine implements Line {
   private final InstantSource clock;
   private final boolean failOpen;
   private final long leaseTtl;
-  private final ScheduledExecutorService heartbeats;
-  private final AtomicBoolean woken = new AtomicBoolean();
+  private final Heartbeat heartbeat;
+  private final PassBook passes;
   private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
-  private ScheduledFuture<?> next;
   private volatile boolean needResume;
-  private volatile boolean outage;
 
   // The counters as of the last reply from Redis.
   private volatile int capacity;
@@ -105,14 +90,10 @@ public final class RedisLine implements Line {
     this.leaseTtl = b.leaseTtl.toMillis();
     this.link = new RedisLink(b.redisUri, b.commandTimeout);
     this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
-    this.heartbeats =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "room-redis-heartbeat");
-              t.setDaemon(true);
-              return t;
-            });
-    tick();
+    this.passes = new PassBook(link, keys, failOpen);
+    this.heartbeat =
+        new Heartbeat(roomId, leaseTtl / 3, failOpen, this::beat, b.backgroundHeartbeat);
+    heartbeat.start();
   }
 
   /** A line for room {@code roomId} on the Redis at {@code redisUri}, with default settings. */
@@ -174,6 +155,12 @@ public final class RedisLine implements Line {
   }
 
   @Override
+  public long live() {
+    refresh();
+    return waiting + ready;
+  }
+
+  @Override
   public boolean used() {
     refresh();
     return used;
@@ -206,7 +193,7 @@ public final class RedisLine implements Line {
    */
   @Override
   public int drawPresale(IntFunction<int[]> order, long now) {
-    int size = (int) code(eval(Op.DRAW));
+    int size = (int) Replies.code(eval(Op.DRAW));
     while (size > 0) {
       int[] drawn = order.apply(size);
       boolean[] seen = new boolean[size];
@@ -222,7 +209,7 @@ public final class RedisLine implements Line {
         seen[a] = true;
         args[i] = Integer.toString(a);
       }
-      int group = (int) code(eval(Op.DRAW, args));
+      int group = (int) Replies.code(eval(Op.DRAW, args));
       if (group == size) {
         return size;
       }
@@ -240,7 +227,7 @@ public final class RedisLine implements Line {
     try {
       List<Object> r = lease.admit(gen -> eval(Op.ENTER, gen, time), 1, now);
       track(r);
-      return code(r) == 1;
+      return Replies.code(r) == 1;
     } catch (LineUnavailableException e) {
       if (failOpen) {
         lease.admitUnbacked();
@@ -271,7 +258,7 @@ public final class RedisLine implements Line {
               Outcome.ADMITTED,
               now);
       track(r);
-      return outcome(r);
+      return Replies.outcome(r);
     } catch (LineUnavailableException e) {
       return failOpenAdmission(e);
     }
@@ -280,7 +267,7 @@ public final class RedisLine implements Line {
   @Override
   public long poll(long hi, long lo, long now, Policy p) {
     try {
-      return outcome(
+      return Replies.outcome(
           eval(
               Op.POLL,
               Tokens.format(hi, lo),
@@ -310,7 +297,7 @@ public final class RedisLine implements Line {
           lease.admit(
               gen -> eval(Op.CLAIM, gen, token, time, ttl, grace, offer), Outcome.ADMITTED, now);
       track(r);
-      return outcome(r);
+      return Replies.outcome(r);
     } catch (LineUnavailableException e) {
       return failOpenAdmission(e);
     }
@@ -322,7 +309,7 @@ public final class RedisLine implements Line {
   public boolean remove(long hi, long lo, long now) {
     List<Object> r = eval(Op.REMOVE, Long.toString(now), Tokens.format(hi, lo), "-1");
     track(r);
-    return code(r) == 1;
+    return Replies.code(r) == 1;
   }
 
   @Override
@@ -346,7 +333,7 @@ public final class RedisLine implements Line {
       args.addAll(chosen.subList(from, Math.min(chosen.size(), from + 2 * CHUNK)));
       List<Object> r = eval(Op.REMOVE, args.toArray(new String[0]));
       track(r);
-      removed += (int) code(r);
+      removed += (int) Replies.code(r);
     }
     return removed;
   }
@@ -364,7 +351,7 @@ public final class RedisLine implements Line {
   @Override
   public boolean rank(long hi, long lo, int rank) {
     List<Object> r = eval(Op.RANK, Tokens.format(hi, lo), Integer.toString(rank));
-    return checked(code(r)) == 1;
+    return Replies.checked(Replies.code(r)) == 1;
   }
 
   @Override
@@ -400,9 +387,9 @@ public final class RedisLine implements Line {
                 Long.toString(p.readyTimeout()),
                 Integer.toString(EVICT_STEP));
         track(r);
-        total[0] += (int) code(r);
-        total[1] += (int) LineScan.num(r, 1);
-      } while (LineScan.num(r, 2) == 1);
+        total[0] += (int) Replies.code(r);
+        total[1] += (int) Replies.num(r, 1);
+      } while (Replies.num(r, 2) == 1);
     } catch (LineUnavailableException e) {
       LOG.debug("room {}: eviction skipped, Redis is unreachable", roomId);
     }
@@ -413,78 +400,44 @@ public final class RedisLine implements Line {
 
   @Override
   public void grantPass(long hi, long lo, long expiresAt) {
-    String token = Tokens.format(hi, lo);
-    link.call(c -> c.zadd(keys.passes(), (double) expiresAt, token));
+    passes.grant(hi, lo, expiresAt);
   }
 
   @Override
   public long passExpiry(long hi, long lo) {
-    String token = Tokens.format(hi, lo);
-    try {
-      Double expiry = link.call(c -> c.zscore(keys.passes(), token));
-      return expiry == null ? 0 : expiry.longValue();
-    } catch (LineUnavailableException e) {
-      if (failOpen) {
-        return 0;
-      }
-      throw e;
-    }
+    return passes.expiry(hi, lo);
   }
 
   @Override
   public int sweepPasses(long now) {
-    try {
-      Long n =
-          link.call(
-              c ->
-                  c.zremrangebyscore(
-                      keys.passes(), Range.create(Double.NEGATIVE_INFINITY, (double) now)));
-      return n == null ? 0 : n.intValue();
-    } catch (LineUnavailableException e) {
-      return 0;
-    }
+    return passes.sweep(now);
   }
 
   // ── Export and import ──────────────────────────────────────────────────
 
   @Override
-  public void export(Consumer<LineEntry> tickets, Consumer<long[]> passes) {
+  public void export(Consumer<LineEntry> tickets, Consumer<long[]> passSink) {
     LineScan.forEach(link, keys, Long.MAX_VALUE, CHUNK, row -> tickets.accept(row.entry()));
-    Set<String> sent = new HashSet<>();
-    ScanCursor cursor = ScanCursor.INITIAL;
-    while (true) {
-      ScanCursor from = cursor;
-      ScoredValueScanCursor<String> page = link.call(c -> c.zscan(keys.passes(), from));
-      for (ScoredValue<String> v : page.getValues()) {
-        if (sent.add(v.getValue())) {
-          String t = v.getValue();
-          passes.accept(new long[] {Tokens.hi(t), Tokens.lo(t), (long) v.getScore()});
-        }
-      }
-      if (page.isFinished()) {
-        return;
-      }
-      cursor = page;
-    }
+    passes.export(passSink);
   }
 
   @Override
-  public int restore(Iterator<LineEntry> tickets, Iterator<long[]> passes, long now) {
+  public int restore(Iterator<LineEntry> tickets, Iterator<long[]> passList, long now) {
     if (used()) {
       throw new IllegalStateException("the line has already been used");
     }
-    List<Object> r = new LineRestore(link, keys).run(tickets, passes, now);
+    List<Object> r = new LineRestore(link, keys).run(tickets, passList, now);
     track(r);
-    if (code(r) < 0) {
+    if (Replies.code(r) < 0) {
       throw new IllegalStateException("the line has already been used");
     }
-    return (int) code(r);
+    return (int) Replies.code(r);
   }
 
   /** Stops the heartbeat and ends this instance's lease; slots it still holds return at once. */
   @Override
   public void close() {
-    heartbeats.shutdownNow();
+    heartbeat.close();
     try {
       lease.leave(clock.millis());
     } catch (LineUnavailableException e) {
@@ -494,30 +447,6 @@ public final class RedisLine implements Line {
   }
 
   // ── Heartbeat and recovery ─────────────────────────────────────────────
-
-  /** Connects if need be, renews the lease and refreshes the counters; reschedules itself. */
-  private void tick() {
-    woken.set(false);
-    long delay = leaseTtl / 3;
-    try {
-      if (beat() == RedisLink.State.DOWN) {
-        if (!outage) {
-          outage = true;
-          LOG.warn(
-              "room {}: Redis is unreachable; failing {}", roomId, failOpen ? "open" : "closed");
-        }
-        delay = RECONNECT_MILLIS;
-      } else if (outage) {
-        outage = false;
-        LOG.info("room {}: Redis is reachable again", roomId);
-      }
-    } catch (LineUnavailableException e) {
-      delay = RECONNECT_MILLIS;
-    } catch (RuntimeException e) {
-      LOG.error("room {}: line heartbeat failed; the next one retries", roomId, e);
-    }
-    schedule(delay);
-  }
 
   /**
    * Connects if need be, then one heartbeat: after a reconnect, first the amnesty for the outage;
@@ -545,31 +474,26 @@ public final class RedisLine implements Line {
     return state;
   }
 
-  private synchronized void schedule(long delayMillis) {
-    if (heartbeats.isShutdown()) {
-      return;
-    }
-    if (next != null) {
-      next.cancel(false);
-    }
-    next = heartbeats.schedule(this::tick, delayMillis, TimeUnit.MILLISECONDS);
-  }
-
-  /** Reconnects at once instead of at the next heartbeat. */
-  private void wake() {
-    if (woken.compareAndSet(false, true)) {
-      schedule(0);
-    }
-  }
-
   /** Severs the connection without releasing anything, as a crashed instance would; for tests. */
   void crash() {
-    heartbeats.shutdownNow();
+    heartbeat.close();
     link.close();
   }
 
   InstanceLease lease() {
     return lease;
+  }
+
+  /**
+   * Checks the storage invariants in Redis; for tests, at quiescent points.
+   *
+   * @throws IllegalStateException naming every invariant that does not hold
+   */
+  void checkInvariants() {
+    List<Object> broken = eval(Op.CHECK);
+    if (!broken.isEmpty()) {
+      throw new IllegalStateException("line invariants broken: " + broken);
+    }
   }
 
   // ── Internals ──────────────────────────────────────────────────────────
@@ -578,7 +502,7 @@ public final class RedisLine implements Line {
     try {
       return link.eval(op, keys.all(), args);
     } catch (LineUnavailableException e) {
-      wake();
+      heartbeat.wake();
       throw e;
     }
   }
@@ -602,55 +526,17 @@ public final class RedisLine implements Line {
   }
 
   private void track(List<Object> r) {
-    capacity = (int) LineScan.num(r, 3);
-    inFlight = (int) LineScan.num(r, 4);
-    ready = LineScan.num(r, 5);
-    waiting = LineScan.num(r, 6);
-    used = LineScan.num(r, 7) != 0;
-    long a = LineScan.num(r, 8);
+    capacity = (int) Replies.num(r, 3);
+    inFlight = (int) Replies.num(r, 4);
+    ready = Replies.num(r, 5);
+    waiting = Replies.num(r, 6);
+    used = Replies.num(r, 7) != 0;
+    long a = Replies.num(r, 8);
     allowance = a < 0 ? UNLIMITED : a;
   }
 
   private Move move(long hi, long lo, long target, String really) {
-    List<Object> r = eval(Op.PROMOTE, Tokens.format(hi, lo), Long.toString(target), really);
-    checked(code(r));
-    return new Move(LineScan.num(r, 1), LineScan.num(r, 2), LineScan.num(r, 3));
-  }
-
-  private static long checked(long status) {
-    if (status == -2) {
-      throw new TokenNotFoundException();
-    }
-    if (status == -3) {
-      throw new IllegalStateException("the client was already told it is ready");
-    }
-    return status;
-  }
-
-  private static long code(List<Object> r) {
-    return LineScan.num(r, 0);
-  }
-
-  /** Decodes a kind, position and flags reply into an {@link Outcome}. */
-  private static long outcome(List<Object> r) {
-    long f = LineScan.num(r, 2);
-    long flags = 0;
-    if ((f & 1) != 0) {
-      flags |= Outcome.RATE_LIMITED;
-    }
-    if ((f & 2) != 0) {
-      flags |= Outcome.REFRESH_COOKIES;
-    }
-    if ((f & 4) != 0) {
-      flags |= Outcome.EVICTED;
-    }
-    if ((f & 8) != 0) {
-      flags |= Outcome.TIMED_OUT;
-    }
-    if ((f & 16) != 0) {
-      flags |= Outcome.PROMOTED;
-    }
-    return Outcome.of((int) code(r), LineScan.num(r, 1), flags);
+    return Replies.move(eval(Op.PROMOTE, Tokens.format(hi, lo), Long.toString(target), really));
   }
 
   /** Builds a {@link RedisLine}. */
@@ -662,6 +548,7 @@ public final class RedisLine implements Line {
     private boolean failOpen;
     private InstantSource clock = InstantSource.system();
     private String instanceName = defaultInstanceName();
+    private boolean backgroundHeartbeat = true;
 
     private Builder(String redisUri, String roomId) {
       this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
@@ -704,6 +591,12 @@ public final class RedisLine implements Line {
     /** The name this instance's leases carry in Redis, for operators (default host/pid). */
     public Builder instanceName(String name) {
       this.instanceName = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /** For tests that drive every heartbeat by hand ({@link RedisLine#beat()}). */
+    Builder manualHeartbeat() {
+      this.backgroundHeartbeat = false;
       return this;
     }
 

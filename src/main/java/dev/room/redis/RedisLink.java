@@ -136,9 +136,11 @@ final class RedisLink implements AutoCloseable {
     }
   }
 
+  /** Closes the connection and the client's threads. */
   @Override
   public void close() {
-    sever();
+    closed = true;
+    connection = null;
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }
 

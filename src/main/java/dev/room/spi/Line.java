@@ -49,6 +49,11 @@ public interface Line extends AutoCloseable {
   /** Tickets told they are ready and not yet back. */
   long ready();
 
+  /** Tickets waiting or ready, read together (one round trip on a shared line). */
+  default long live() {
+    return waiting() + ready();
+  }
+
   /** Whether any slot has ever been taken or any ticket issued. */
   boolean used();
 

@@ -37,6 +37,9 @@ public final class Outcome {
   /** The arrival was promoted to the front by a VIP pass. */
   public static final long PROMOTED = 1L << 52;
 
+  /** This poll was the first to tell a ready ticket that it may come in (its offer). */
+  public static final long FIRST_READY = 1L << 53;
+
   private static final long POSITION_MASK = (1L << 40) - 1;
 
   private Outcome() {}

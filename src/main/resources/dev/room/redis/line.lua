@@ -35,7 +35,8 @@ local WAITING, READY = 1, 2
 
 -- Outcome kinds and flags (decoded by RedisLine into dev.room.spi.Outcome).
 local K_UNKNOWN, K_WAITING, K_READY, K_ADMITTED, K_REJECTED = 0, 1, 2, 3, 4
-local F_RATE_LIMITED, F_REFRESH, F_EVICTED, F_TIMED_OUT, F_PROMOTED = 1, 2, 4, 8, 16
+local F_RATE_LIMITED, F_REFRESH, F_EVICTED, F_TIMED_OUT, F_PROMOTED, F_FIRST_READY = 1, 2, 4, 8,
+  16, 32
 local FENCED, NOT_FOUND, NOT_WAITING = -1, -2, -3
 local MAXBAND = 2147483647
 
@@ -339,6 +340,7 @@ if t[STATE] == READY then
     t[TOLD] = 1
     t[READYAT] = now -- the claim deadline runs from when the client learns of it
     redis.call('ZADD', RDYAT, now, token)
+    flags = flags + F_FIRST_READY
   end
   save(token, t)
   return {K_READY, 0, flags}
@@ -733,3 +735,38 @@ if redis.call('ZSCORE', LEASES, gen) then
   rebalance(now)
 end
 return reply(0, 0, 0)
+
+--- script: check
+-- The storage invariants, for tests: returns a message per broken one (none when all hold).
+local broken = {}
+local function need(ok, what)
+  if not ok then
+    broken[#broken + 1] = what
+  end
+end
+local waiting, readyN, tickets = redis.call('ZCARD', LINE), redis.call('ZCARD', READYQ),
+  redis.call('HLEN', TK)
+need(tickets == waiting + readyN, 'tickets ' .. tickets .. ' != waiting + ready')
+need(redis.call('ZCARD', RDYAT) == readyN, 'claim deadlines != ready')
+need(redis.call('ZCARD', ACT) == tickets, 'activity index != tickets')
+need(redis.call('ZCARD', HEADS) == redis.call('HLEN', GSIZE), 'groups != group sizes')
+local members = 0
+local sizes = redis.call('HVALS', GSIZE)
+for i = 1, #sizes do
+  members = members + tonumber(sizes[i])
+end
+need(members == waiting, 'group sizes add up to ' .. members .. ', not ' .. waiting)
+local held = 0
+local hs = redis.call('HVALS', HELD)
+for i = 1, #hs do
+  held = held + tonumber(hs[i])
+end
+need(held == metaNum('inflight'), 'held ' .. held .. ' != in flight ' .. metaNum('inflight'))
+need(redis.call('ZCARD', LEASES) == redis.call('HLEN', HELD), 'leases != held counts')
+need(waiting == 0 or freeSlots() <= 0, 'a slot is free while clients wait')
+need(metaNum('inflight') >= 0, 'negative in flight')
+for _, m in ipairs(redis.call('ZRANGE', LINE, 0, 99)) do
+  local t = load(string.sub(m, 41))
+  need(t ~= nil and t[STATE] == WAITING and memberOf(t, string.sub(m, 41)) == m, 'bad waiter')
+end
+return broken

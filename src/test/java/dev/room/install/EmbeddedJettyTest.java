@@ -59,7 +59,7 @@ class EmbeddedJettyTest {
         Browser b = new Browser();
         assertTrue(b.get(base + "/").body().contains("aria-live"), "b sees the waiting page");
         assertEquals(
-            "{\"ready\":false,\"position\":1,\"state\":\"waiting\"}",
+            "{\"ready\":false,\"state\":\"waiting\",\"position\":1}",
             StatusBodies.stable(b.get(base + "/queue/status", "application/json").body()));
 
         app.parkRequests(false);

@@ -94,8 +94,8 @@ class EmbeddedTomcatTest {
     PlainCookieBrowser c = new PlainCookieBrowser();
     assertTrue(b.get(url("/second")).body().contains("aria-live"), "b sees the waiting page");
     assertTrue(c.get(url("/third")).body().contains("aria-live"), "c sees the waiting page");
-    assertEquals("{\"ready\":false,\"position\":1,\"state\":\"waiting\"}", status(b));
-    assertEquals("{\"ready\":false,\"position\":2,\"state\":\"waiting\"}", status(c));
+    assertEquals("{\"ready\":false,\"state\":\"waiting\",\"position\":1}", status(b));
+    assertEquals("{\"ready\":false,\"state\":\"waiting\",\"position\":2}", status(c));
     assertEquals(1, room.inFlight());
     assertEquals(2, room.queueDepth());
 
@@ -148,7 +148,7 @@ class EmbeddedTomcatTest {
     PlainCookieBrowser b = new PlainCookieBrowser();
     assertTrue(b.get(url("/shop")).body().contains("aria-live"), "b waits");
     assertNotNull(b.cookie("room_ticket"));
-    assertEquals("{\"ready\":false,\"position\":1,\"state\":\"waiting\"}", status(b));
+    assertEquals("{\"ready\":false,\"state\":\"waiting\",\"position\":1}", status(b));
     assertEquals("static", new PlainCookieBrowser().get(url("/static/app.css")).body(), "bypassed");
 
     HoldServlet.release.countDown();

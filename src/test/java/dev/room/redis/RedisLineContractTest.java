@@ -37,4 +37,9 @@ class RedisLineContractTest extends LineContractTest {
     line.setCapacity(capacity, clock.millis());
     return line;
   }
+
+  @Override
+  protected void checkStorage(Line line) {
+    ((RedisLine) line).checkInvariants();
+  }
 }

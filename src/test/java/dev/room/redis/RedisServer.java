@@ -4,17 +4,17 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
@@ -99,46 +99,52 @@ final class RedisServer implements AutoCloseable {
                 "--protected-mode",
                 "no",
                 "--maxmemory-policy",
-                "noeviction",
-                "--logfile",
-                dir.resolve("redis.log").toString())
+                "noeviction")
             .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("stdout.log").toFile())
             .start();
-    awaitPong();
+    awaitReady();
   }
 
-  /** Waits (bounded) until the server answers PING, past any AOF loading. */
-  private void awaitPong() throws IOException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        fail("redis-server exited: " + Files.readString(dir.resolve("redis.log")));
-      }
-      try (Socket s = new Socket()) {
-        s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
-        s.setSoTimeout(1000);
-        OutputStream out = s.getOutputStream();
-        out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-        out.flush();
-        InputStream in = s.getInputStream();
-        byte[] b = new byte[5];
-        if (in.readNBytes(b, 0, 5) == 5
-            && new String(b, StandardCharsets.US_ASCII).equals("+PONG")) {
-          return;
-        }
-      } catch (IOException notYet) {
-        // still starting
-      }
-      Thread.onSpinWait();
-      try {
-        Thread.sleep(20); // polling a starting process: there is nothing to wait on instead
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException(e);
-      }
+  /**
+   * Waits (bounded) for redis-server to log that it accepts connections, which it does only after
+   * loading its AOF. A daemon thread keeps copying the log to {@code redis.log} so the pipe never
+   * fills and blocks the server.
+   */
+  private void awaitReady() throws IOException {
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    Path log = dir.resolve("redis.log");
+    InputStream out = process.getInputStream();
+    Thread drain =
+        new Thread(
+            () -> {
+              try (var lines =
+                      new java.io.BufferedReader(
+                          new java.io.InputStreamReader(out, StandardCharsets.UTF_8));
+                  var file = Files.newBufferedWriter(log)) {
+                for (String line; (line = lines.readLine()) != null; ) {
+                  file.write(line);
+                  file.newLine();
+                  file.flush();
+                  if (line.contains("Ready to accept connections")) {
+                    ready.complete(null);
+                  }
+                }
+              } catch (IOException e) {
+                ready.completeExceptionally(e);
+              }
+              ready.completeExceptionally(new IOException("redis-server exited"));
+            },
+            "redis-log-" + port);
+    drain.setDaemon(true);
+    drain.start();
+    try {
+      ready.get(15, TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      fail("redis-server on port " + port + " did not start: " + Files.readString(log), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
     }
-    fail("redis-server did not answer PING on port " + port + " within 15 s");
   }
 
   private static String binaryOrSkip() {

@@ -9,4 +9,9 @@ class InMemoryLineContractTest extends LineContractTest {
   protected Line newLine(int capacity, FakeClock clock) {
     return new InMemoryLine(capacity);
   }
+
+  @Override
+  protected void checkStorage(Line line) {
+    ((InMemoryLine) line).checkInvariants();
+  }
 }

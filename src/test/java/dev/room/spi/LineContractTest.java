@@ -44,6 +44,9 @@ public abstract class LineContractTest {
   /** A new, empty line with {@code capacity} slots reading {@code clock}. */
   protected abstract Line newLine(int capacity, FakeClock clock);
 
+  /** Checks what only the implementation can see; called after every test. */
+  protected abstract void checkStorage(Line line);
+
   protected Line line(int capacity) {
     Line l = newLine(capacity, clock);
     lines.add(l);
@@ -55,6 +58,7 @@ public abstract class LineContractTest {
     try {
       for (Line l : lines) {
         assertInvariants(l);
+        checkStorage(l);
       }
     } finally {
       lines.forEach(Line::close);
@@ -169,7 +173,10 @@ public abstract class LineContractTest {
 
     Client a = waiter(l, 1);
     l.exit(now());
-    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)), "the freed slot went to the waiter");
+    long told = poll(l, a);
+    assertEquals(Outcome.READY, Outcome.kind(told), "the freed slot went to the waiter");
+    assertTrue(Outcome.has(told, Outcome.FIRST_READY), "the first poll to tell it says so");
+    assertFalse(Outcome.has(poll(l, a), Outcome.FIRST_READY), "and only the first");
     assertFalse(l.tryEnter(), "the slot is reserved for the ready client");
     assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
     assertEquals(2, l.inFlight());

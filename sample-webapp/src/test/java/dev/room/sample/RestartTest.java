@@ -1,0 +1,91 @@
+package dev.room.sample;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Step 9 and step 7 of the tutorial: the line is saved on shutdown and restored on start-up. */
+class RestartTest {
+  @TempDir Path dir;
+
+  @Test
+  void theLineSurvivesARestart() throws Exception {
+    Path file = dir.resolve("line.json");
+    Settings s = settings(file, Duration.ofSeconds(60));
+    Main.Sample before = Main.start(s);
+    TestBrowser holder = new TestBrowser(before.port());
+    holder.getAsync("/");
+    await(() -> before.room().inFlight() == 1, "the slot is taken");
+    TestBrowser b = new TestBrowser(before.port());
+    TestBrowser c = new TestBrowser(before.port());
+    b.get("/");
+    c.get("/");
+    assertEquals(2, before.room().queueDepth());
+
+    before.stop(Duration.ZERO);
+    assertTrue(Files.exists(file), "saved on shutdown");
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    try (var leftovers = Files.list(dir)) {
+      assertEquals(1, leftovers.count(), "no temporary file left behind");
+    }
+
+    Main.Sample after = Main.start(settings(file, Duration.ofMillis(50)));
+    try {
+      assertFalse(Files.exists(file), "restored once, then deleted");
+      assertEquals(2, after.room().liveQueueDepth(), "both clients are back in line");
+      b.moveTo(after.port());
+      c.moveTo(after.port());
+      // Nothing is in flight after an import: the first in line is let in on its first poll.
+      assertEquals("{\"ready\":true,\"position\":0}", b.get("/queue/status").body());
+      assertTrue(b.get("/").body().contains(ShopServlet.MARKER), "b is in");
+      await(() -> after.room().inFlight() == 0, "b's request is done");
+      await(() -> after.room().queueDepth() == 0, "c is next");
+      assertTrue(c.get("/").body().contains(ShopServlet.MARKER), "c is in, in turn");
+    } finally {
+      after.stop(Duration.ZERO);
+    }
+  }
+
+  @Test
+  void anUnreadableFileIsMovedAsideAndTheShopStarts() throws Exception {
+    Path file = dir.resolve("line.json");
+    Files.writeString(file, "{\"format\":\"dev.room/line\",\"version\":999}");
+    Main.Sample sample = Main.start(settings(file, Duration.ofMillis(50)));
+    try {
+      assertFalse(Files.exists(file));
+      assertTrue(Files.exists(dir.resolve("line.json.rejected")));
+      assertEquals(0, sample.room().liveQueueDepth());
+    } finally {
+      sample.stop(Duration.ZERO);
+    }
+  }
+
+  private static Settings settings(Path file, Duration work) {
+    Settings s = new Settings();
+    s.port = 0;
+    s.capacity = 1;
+    s.work = work;
+    s.stateFile = file;
+    s.adminToken = "restart-test-token";
+    return s;
+  }
+
+  private static void await(BooleanSupplier condition, String what) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting until " + what);
+      }
+      LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
+    }
+  }
+}
