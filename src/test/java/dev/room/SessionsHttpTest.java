@@ -308,4 +308,38 @@ class SessionsHttpTest {
     assertEquals(1, count(Event.SESSION_END, "left"));
     assertFalse(room.endSession("nope"));
   }
+
+  /** Running a sale in SESSIONS admission: a pause stops offers, not the shoppers already in. */
+  @Test
+  void aPauseStopsNewOffersWhileShoppersCarryOnAndClosedStillLetsThemFinish() throws Exception {
+    List<Boolean> failed = new CopyOnWriteArrayList<>();
+    room.setCapacityController(
+        (now, latency, fail, inFlight, capacity) -> {
+          failed.add(fail);
+          return capacity;
+        });
+    Browser a = shopper();
+    Browser b = new Browser();
+    assertTrue(get(b, "/").contains("aria-live"));
+    room.setMode(RoomMode.PAUSED);
+    String sid = get(a, "/cart").substring(5);
+    assertEquals(32, sid.length(), "the shopper carries on");
+    HttpResponse<String> leave =
+        a.send(
+            HttpRequest.newBuilder(URI.create(jetty.url("/queue/status/leave")))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build());
+    assertEquals(204, leave.statusCode());
+    assertEquals(0, room.outstandingOffers(), "the freed slot is not offered while paused");
+    assertTrue(status(b).startsWith("{\"ready\":false,\"state\":\"paused\",\"position\":1"));
+
+    room.setMode(RoomMode.OPEN);
+    assertEquals("{\"ready\":true,\"state\":\"offered\",\"position\":0}", status(b));
+    String bid = get(b, "/").substring(5);
+    room.setMode(RoomMode.CLOSED);
+    assertEquals("shop:" + bid, get(b, "/checkout"), "a shopper in the middle of it finishes");
+    Browser c = new Browser();
+    assertEquals(503, c.get(jetty.url("/")).statusCode(), "nobody new");
+    assertTrue(failed.size() >= 3, "requests under sessions are health samples too: " + failed);
+  }
 }
