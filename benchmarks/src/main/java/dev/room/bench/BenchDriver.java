@@ -57,7 +57,7 @@ public final class BenchDriver {
     List<String> httpArgs =
         quick
             ? List.of("--seconds", "2", "--warmup", "1", "--rounds", "1")
-            : List.of("--seconds", "5", "--warmup", "3", "--rounds", "5");
+            : List.of("--seconds", "3", "--warmup", "5", "--rounds", "12");
     List<String[]> http = child(HttpBench.class, List.of("-Xms1g", "-Xmx1g"), httpArgs);
 
     double minutes = (System.nanoTime() - start) / 60e9;

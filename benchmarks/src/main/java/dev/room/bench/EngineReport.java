@@ -31,6 +31,9 @@ final class EngineReport {
           "6.2 ns, 0 B/op (`PositionOf_Ledger1k`: the position arithmetic alone)"
         });
     ROWS.put(
+        "GhostPositionBenchmark.pollOneBehindGhosts",
+        new String[] {"the same, one client polled over and over (walk cached and predicted)", ""});
+    ROWS.put(
         "GhostPositionBenchmark.pollAlone",
         new String[] {"the same poll of a client waiting alone (baseline: no walk)", ""});
     ROWS.put(
@@ -127,7 +130,14 @@ final class EngineReport {
     allocationGoal(goals, "Engine: admit + release", "FastPathBenchmark.admitRelease", 0);
     EngineRuns.Row ghost = row("GhostPositionBenchmark.pollBehindGhosts", 1, 0);
     EngineRuns.Row alone = row("GhostPositionBenchmark.pollAlone", 1, 0);
+    EngineRuns.Row one = row("GhostPositionBenchmark.pollOneBehindGhosts", 1, 0);
     if (ghost != null) {
+      String repeated =
+          one == null
+              ? ""
+              : " Polling one client behind the ghosts over and over, so that its walk stays in"
+                  + " cache and its branches are predicted, takes %s."
+                      .formatted(Figure.time(one.nanos().median()));
       String split =
           alone == null
               ? ""
@@ -145,7 +155,8 @@ final class EngineReport {
                   + " ticket's liveness and walks the order-statistic treap from the root to the"
                   + " ticket, about 2 ln n ≈ 15 dependent loads for 2,000 tickets; the Go figure"
                   + " is the position arithmetic alone."
-                  + split));
+                  + split
+                  + repeated));
     }
     EngineRuns.Row queue = row("QueueReadBenchmark.queue100", 1, 100_000);
     if (queue != null) {

@@ -31,7 +31,8 @@ import org.openjdk.jmh.infra.ThreadParams;
  *
  * <p>{@code pollAlone} is the same poll on a line where the polled client is the only one waiting,
  * so its position walk is a single node: the difference between the two is what the position walk
- * itself costs with 2,000 live tickets and 1,000 ghosts.
+ * itself costs with 2,000 live tickets and 1,000 ghosts. {@code pollOneBehindGhosts} polls one
+ * client behind the ghosts over and over, so its walk is cached and predicted.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar GhostPositionBenchmark -t 1 -prof gc
@@ -115,6 +116,15 @@ public class GhostPositionBenchmark {
     cursor.next = k + 1;
     int i = o[k];
     return line.poll(hi[i], lo[i], Lines.NOW, Lines.POLICY);
+  }
+
+  /**
+   * The last client behind the ghosts, polled again and again: its walk stays in cache and its
+   * branches are predicted, as in a micro-benchmark of one position.
+   */
+  @Benchmark
+  public long pollOneBehindGhosts() {
+    return line.poll(hi[GHOSTS - 1], lo[GHOSTS - 1], Lines.NOW, Lines.POLICY);
   }
 
   /** The same poll of a client waiting alone (position 1). */

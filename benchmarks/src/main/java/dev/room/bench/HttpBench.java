@@ -55,9 +55,9 @@ import org.eclipse.jetty.server.handler.QoSHandler;
  * same cookie-rotating client. Every response must be a 200: a 429 (rate-limited poll) or any other
  * error is counted and reported.
  *
- * <p>Rounds interleave the variants (rotating which goes first) so drifting machine load hits them
- * alike; each round yields one figure per variant and one ratio. Results go to standard output as
- * {@code @@} lines for {@link BenchDriver}. Run it alone with
+ * <p>Rounds interleave the variants ({@link #order}) so drifting machine load hits them alike; each
+ * round yields one figure per variant and one ratio. Results go to standard output as {@code @@}
+ * lines for {@link BenchDriver}. Run it alone with
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.room.bench.HttpBench --seconds 5 --rounds 5
@@ -144,7 +144,7 @@ public final class HttpBench {
     }
     for (int r = 0; r < rounds; r++) {
       for (int k = 0; k < variants.size(); k++) {
-        String v = variants.get((r + k) % variants.size());
+        String v = variants.get(order(r, k, variants.size()));
         Load l = load.run(base + "/" + v + path, seconds, rotate);
         emit(
             part,
@@ -160,6 +160,17 @@ public final class HttpBench {
                     l.errors()));
       }
     }
+  }
+
+  /**
+   * The variant run {@code k}-th in round {@code r}: the order rotates every two rounds and every
+   * odd round runs the previous round's order backwards, so load drifting steadily across a pair of
+   * rounds favours no variant.
+   */
+  static int order(int r, int k, int n) {
+    int start = r / 2;
+    int position = r % 2 == 0 ? k : n - 1 - k;
+    return (start + position) % n;
   }
 
   /** A room with its only slot held and {@value #QUEUED} synthetic clients waiting. */
