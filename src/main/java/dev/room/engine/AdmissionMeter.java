@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.LongAdder;
  * a {@value #FOLD_MILLIS} ms, when the rate is read: the admissions since the last fold over the
  * time since it, weighted by {@code 1 - exp(-dt/τ)}. The meter reports nothing until it has watched
  * admissions for {@value #WARM_UP_MILLIS} ms, and stops while admission is held, so a pause neither
- * drags the average down nor counts toward it; it resumes from the average it had.
+ * drags the average down nor counts toward it; it resumes from the average it had. Between folds a
+ * read is two volatile reads: status polls, which read it, never contend on a lock.
  */
 public final class AdmissionMeter {
   static final long FOLD_MILLIS = 1000;
@@ -23,6 +24,8 @@ public final class AdmissionMeter {
   private long watched;
   private long seen;
   private double perMilli = Double.NaN;
+  private volatile double reported = Double.NaN;
+  private volatile long nextFoldAt = Long.MAX_VALUE;
 
   public AdmissionMeter(double tauMillis) {
     this.tauMillis = tauMillis;
@@ -39,6 +42,7 @@ public final class AdmissionMeter {
       pending.reset();
       running = true;
       lastFold = now;
+      nextFoldAt = now;
     }
   }
 
@@ -47,6 +51,8 @@ public final class AdmissionMeter {
     if (running) {
       fold(now, 0);
       running = false;
+      nextFoldAt = Long.MAX_VALUE;
+      reported = Double.NaN;
     }
   }
 
@@ -54,15 +60,22 @@ public final class AdmissionMeter {
    * Admissions a second, smoothed; {@link Double#NaN} while unknown (not watched long enough,
    * stopped, or nobody admitted).
    */
-  public synchronized double perSecond(long now) {
+  public double perSecond(long now) {
+    if (now < nextFoldAt) {
+      return reported;
+    }
+    return refresh(now);
+  }
+
+  private synchronized double refresh(long now) {
     if (!running) {
       return Double.NaN;
     }
     fold(now, FOLD_MILLIS);
-    if (watched < WARM_UP_MILLIS || seen < WARM_UP_ADMISSIONS || !(perMilli > 0)) {
-      return Double.NaN;
-    }
-    return perMilli * 1000;
+    boolean known = watched >= WARM_UP_MILLIS && seen >= WARM_UP_ADMISSIONS && perMilli > 0;
+    reported = known ? perMilli * 1000 : Double.NaN;
+    nextFoldAt = lastFold + FOLD_MILLIS;
+    return reported;
   }
 
   private void fold(long now, long minGap) {
