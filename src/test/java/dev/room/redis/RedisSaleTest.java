@@ -1,0 +1,113 @@
+package dev.room.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.room.FakeClock;
+import dev.room.RoomMode;
+import dev.room.TicketInfo;
+import dev.room.WaitingRoom;
+import dev.room.engine.PresaleDraw;
+import dev.room.spi.Line;
+import dev.room.spi.Outcome;
+import dev.room.spi.Policy;
+import dev.room.spi.Tokens;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Running a sale on a line shared in Redis by two rooms (two app instances): the hold and the
+ * admission rate are the line's, so they bind every instance; the pre-sale draw runs in Lua.
+ */
+class RedisSaleTest {
+  private static final Policy POLICY = new Policy(3_600_000, 0, 1000, 100_000, 60_000, 0);
+
+  private final FakeClock clock = new FakeClock();
+  private RedisServer redis;
+  private RedisLine lineA;
+  private RedisLine lineB;
+  private WaitingRoom a;
+  private WaitingRoom b;
+
+  @BeforeEach
+  void start() throws IOException {
+    redis = RedisServer.start();
+    String id = "sale-" + UUID.randomUUID();
+    lineA =
+        RedisLine.builder(redis.uri(), id).clock(clock).leaseTtl(Duration.ofMinutes(10)).build();
+    lineB =
+        RedisLine.builder(redis.uri(), id).clock(clock).leaseTtl(Duration.ofMinutes(10)).build();
+    // The arrivals here do not poll while the clock jumps: a TTL of an hour keeps them.
+    Duration ttl = Duration.ofHours(1);
+    a = WaitingRoom.builder().capacity(2).line(lineA).clock(clock).tokenTtl(ttl).build();
+    b = WaitingRoom.builder().line(lineB).clock(clock).tokenTtl(ttl).build();
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    a.close();
+    b.close();
+    redis.close();
+  }
+
+  private long[] arrive(Line line) {
+    long[] t = Tokens.generate();
+    long o = line.arrive(t[0], t[1], "", false, clock.millis(), POLICY);
+    assertEquals(Outcome.WAITING, Outcome.kind(o));
+    return t;
+  }
+
+  @Test
+  void aPauseOnOneInstanceHoldsTheSharedLineForAll() {
+    a.setMode(RoomMode.PAUSED);
+    assertEquals(0, lineB.allowance());
+    assertFalse(lineB.tryEnter(), "the other instance's fast path is held too");
+    long[] t = arrive(lineB);
+    assertEquals(2, lineB.freeSlots(), "nothing handed over");
+    a.setMode(RoomMode.OPEN);
+    assertEquals(Line.UNLIMITED, lineB.allowance());
+    assertEquals(Outcome.READY, Outcome.kind(lineB.poll(t[0], t[1], clock.millis(), POLICY)));
+  }
+
+  @Test
+  void theAdmissionRateMetersEveryInstance() {
+    a.setAdmissionRate(1); // a burst of one, then one a second
+    assertTrue(lineB.tryEnter());
+    assertFalse(lineB.tryEnter(), "the shared bucket is empty");
+    assertFalse(lineA.tryEnter());
+    clock.advance(Duration.ofSeconds(1));
+    a.evictExpired(); // any pass by the room tops the bucket up
+    assertTrue(lineA.tryEnter());
+    lineA.exit(clock.millis());
+    lineB.exit(clock.millis());
+  }
+
+  @Test
+  void thePresaleDrawRunsInRedisAndMatchesTheSeed() {
+    a.schedulePresale(clock.instant().plus(Duration.ofMinutes(5)));
+    List<String> arrivals = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      long[] t = arrive(i % 2 == 0 ? lineA : lineB);
+      arrivals.add(Tokens.format(t[0], t[1]));
+    }
+    assertEquals(0, lineA.ready(), "held until the opening");
+    clock.advance(Duration.ofMinutes(5));
+    a.evictExpired(); // the first pass at or after the opening draws
+    byte[] seed = HexFormat.of().parseHex(a.presaleSeed().orElseThrow());
+    List<String> expected = new ArrayList<>();
+    for (int i : PresaleDraw.order(seed, 12)) {
+      expected.add(arrivals.get(i));
+    }
+    List<String> line = lineB.queue(100).stream().map(TicketInfo::token).toList();
+    assertEquals(expected, line, "the drawn order, as every instance reads it");
+    assertEquals(2, lineB.ready(), "and admission runs: the first two drawn are ready");
+  }
+}
