@@ -38,17 +38,18 @@ final class JavaLoad implements Load.Generator {
   }
 
   @Override
-  public Load run(String url, int seconds, int rotateTickets) throws Exception {
+  public Load run(String url, int seconds, int rotateTickets, long firstTicket) throws Exception {
     URI uri = URI.create(url);
-    long deadline = System.nanoTime() + seconds * 1_000_000_000L;
-    AtomicInteger nextTicket = new AtomicInteger();
+    long start = System.nanoTime();
+    long deadline = start + seconds * 1_000_000_000L;
+    AtomicInteger nextTicket =
+        new AtomicInteger(rotateTickets > 0 ? Math.floorMod(firstTicket, rotateTickets) : 0);
     List<Worker> workers = new ArrayList<>();
     for (int c = 0; c < connections; c++) {
       Worker w = new Worker(uri, deadline, rotateTickets, nextTicket);
       workers.add(w);
       w.start();
     }
-    long start = System.nanoTime();
     long requests = 0;
     long non2xx = 0;
     long errors = 0;

@@ -22,10 +22,11 @@ record Load(
   interface Generator {
     /**
      * Runs closed-loop load on {@code url} for {@code seconds}; when {@code rotateTickets} is
-     * positive, request {@code i} carries the {@code room_ticket} cookie of synthetic client {@code
-     * i mod rotateTickets} (see {@link HttpBench#ticket}).
+     * positive, the {@code k}-th request carries the {@code room_ticket} cookie of synthetic client
+     * {@code (firstTicket + k) mod rotateTickets + 1} (see {@link HttpBench#ticket}), so a caller
+     * that passes on where the last run stopped keeps every client's polls a full rotation apart.
      */
-    Load run(String url, int seconds, int rotateTickets) throws Exception;
+    Load run(String url, int seconds, int rotateTickets, long firstTicket) throws Exception;
 
     /** What generated the load, for the report. */
     String describe();

@@ -54,7 +54,7 @@ final class WrkLoad implements Load.Generator {
   }
 
   @Override
-  public Load run(String url, int seconds, int rotateTickets) throws Exception {
+  public Load run(String url, int seconds, int rotateTickets, long firstTicket) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(wrk);
     cmd.add("-t1");
@@ -72,6 +72,7 @@ final class WrkLoad implements Load.Generator {
       cmd.add("--");
       cmd.add(Integer.toString(rotateTickets));
       cmd.add(HttpBench.TICKET_PREFIX);
+      cmd.add(Long.toString(Math.floorMod(firstTicket, (long) rotateTickets)));
     }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -140,7 +141,7 @@ final class WrkLoad implements Load.Generator {
     }
   }
 
-  /** Cookie rotation: request k of a run carries synthetic client (k mod n) + 1. */
+  /** Cookie rotation: request k of a run carries synthetic client ((first + k) mod n) + 1. */
   private static String luaScript() {
     return String.join(
         "\n",
@@ -151,6 +152,7 @@ final class WrkLoad implements Load.Generator {
         "function init(args)",
         "  n = tonumber(args[1])",
         "  prefix = args[2]",
+        "  i = tonumber(args[3])",
         "end",
         "function request()",
         "  i = i + 1",
