@@ -247,6 +247,11 @@ class SaleHttpTest {
       assertNotNull(x.cookie("room_probe_concert"));
 
       app.releaseOne(); // one of the two holders finishes; see which room got its slot back
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+      while (a.inFlight() + m.inFlight() != 1) { // the filter releases after the response ends
+        assertTrue(System.nanoTime() < deadline, "a slot was never given back");
+        Thread.onSpinWait();
+      }
       clock.advanceMillis(1001);
       JsonNode sa = JSON.readTree(x.get(jetty.url("/queue/concert/status"), "json").body());
       JsonNode sm = JSON.readTree(x.get(jetty.url("/queue/merch/status"), "json").body());
