@@ -311,8 +311,6 @@ public final class WaitingRoom implements AutoCloseable {
    * Event#MODE}. Switching back to {@code OPEN} hands free slots to the first in line, in order.
    * With a line shared by several instances, set the same mode on each: the hold itself is shared,
    * what visitors are told is each instance's.
-   *
-   * @throws UnsupportedOperationException when the room's line cannot hold admissions
    */
   public void setMode(RoomMode mode) {
     sale.setMode(mode, clock.millis());

@@ -202,15 +202,6 @@ class SaleModeTest {
   }
 
   @Test
-  void aLineThatCannotHoldRefusesAPauseLoudly() {
-    Line plain = new ForwardingLine(new InMemoryLine(1));
-    try (WaitingRoom r = WaitingRoom.builder().line(plain).clock(clock).build()) {
-      assertEquals(RoomMode.OPEN, r.mode());
-      assertThrows(UnsupportedOperationException.class, () -> r.setMode(RoomMode.PAUSED));
-    }
-  }
-
-  @Test
   void settersValidate() {
     assertThrows(NullPointerException.class, () -> room.setMode(null));
     assertThrows(IllegalArgumentException.class, () -> room.setAdmissionRate(-1));

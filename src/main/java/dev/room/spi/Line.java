@@ -61,32 +61,20 @@ public interface Line extends AutoCloseable {
    * The admissions the line may still make: slots handed to waiting clients and fast-path entries
    * each use one. {@link #UNLIMITED} means no limit; 0 holds the line. Clients already told they
    * are ready keep their reserved slot whatever the allowance.
-   *
-   * <p>The default, for lines that do not meter admissions, is always {@link #UNLIMITED}.
    */
-  default long allowance() {
-    return UNLIMITED;
-  }
+  long allowance();
 
   /**
    * Sets the allowance ({@code >= 0}, or {@link #UNLIMITED}); when it allows, hands free slots to
    * the first in line at once.
-   *
-   * @throws UnsupportedOperationException by the default, for any value but {@link #UNLIMITED}: a
-   *     line that cannot hold its admissions must say so rather than ignore a pause
    */
-  default void setAllowance(long allowance, long now) {
-    if (allowance != UNLIMITED) {
-      throw new UnsupportedOperationException(
-          getClass().getName() + " cannot meter admissions (pause, queue-all, admission rate)");
-    }
-  }
+  void setAllowance(long allowance, long now);
 
   /**
    * Adds {@code n} to a limited allowance, keeping it at most {@code max}, then hands free slots to
-   * the first in line. An {@link #UNLIMITED} allowance stays unlimited. The default does nothing.
+   * the first in line. An {@link #UNLIMITED} allowance stays unlimited.
    */
-  default void addAllowance(long n, long max, long now) {}
+  void addAllowance(long n, long max, long now);
 
   /**
    * Takes a slot if nobody waits, one is free and the allowance is not used up. Never blocks. On
@@ -149,11 +137,8 @@ public interface Line extends AutoCloseable {
    *
    * @throws IllegalArgumentException when {@code order} is not a permutation of 0..n-1; nothing
    *     moves
-   * @throws UnsupportedOperationException by the default
    */
-  default int drawPresale(IntFunction<int[]> order, long now) {
-    throw new UnsupportedOperationException(getClass().getName() + " cannot run a pre-sale draw");
-  }
+  int drawPresale(IntFunction<int[]> order, long now);
 
   /** The first {@code limit} clients in line, ready ones first. */
   List<TicketInfo> queue(int limit);
