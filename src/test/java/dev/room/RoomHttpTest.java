@@ -97,7 +97,7 @@ class RoomHttpTest {
             "0123456789abcdef0123456789abcdef",
             "zzzz",
             "not-hex-at-all-but-32-characters",
-            "x".repeat(6000))) {
+            "x".repeat(8192))) {
       Browser b = new Browser();
       b.setCookie(jetty.url("/"), "room_ticket", junk);
       HttpResponse<String> r = b.get(jetty.url("/queue/status"), "application/json");
