@@ -104,10 +104,10 @@ final class HttpReport {
         `GET /polls/queue/status` carrying the next client's `room_ticket` cookie, so each \
         client polls about once per %,d requests, inside the one-poll-per-second limit (a \
         rate-limited poll would be a 429 and show in the non-2xx column). The baseline is a \
-        plain servlet in the same server answering a constant status JSON with the same \
-        headers and a body of the same size (%s bytes; the room's answer for a client in the \
-        middle of the line is %s bytes), driven by the same cookie-rotating client. Load: %s; \
-        %s interleaved rounds.
+        plain servlet in the same server answering, with the same headers, a constant copy of \
+        the room's status JSON for the client in the middle of the line (%s bytes, taken before \
+        the load started; the room's answers differ only in their numbers), driven by the same \
+        cookie-rotating client. Load: %s; %s interleaved rounds.
 
         | variant | requests/s, median (min – max) | p50 latency | p99 latency | non-2xx/3xx | errors |
         |---|---|---|---|---|---|
@@ -116,7 +116,6 @@ final class HttpReport {
                 HttpBench.QUEUED,
                 HttpBench.QUEUED,
                 info.getOrDefault("const_bytes", "?"),
-                info.getOrDefault("status_bytes", "?"),
                 info.getOrDefault("loader", "?"),
                 rounds(polls)));
     row(md, polls, "const", "constant JSON servlet (baseline)");
