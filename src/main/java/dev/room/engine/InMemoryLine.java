@@ -14,7 +14,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
@@ -52,7 +51,9 @@ public final class InMemoryLine implements Line {
   private static final int SCAN_CHUNK = 4096;
   private static final int SNAPSHOT_CHUNK = 256;
 
-  private final ReentrantLock lock = new ReentrantLock();
+  /** A plain monitor: contended acquisitions allocate nothing on the heap, unlike a queued lock. */
+  private final Object lock = new Object();
+
   private final SlotGate gate;
   private final AtomicInteger inFlight = new AtomicInteger();
   private LineIndex index = new LineIndex();
@@ -79,13 +80,10 @@ public final class InMemoryLine implements Line {
 
   @Override
   public void setCapacity(int capacity, long now) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       if (gate.resize(capacity) > 0) {
         rebalance(now);
       }
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -124,28 +122,22 @@ public final class InMemoryLine implements Line {
     if (allowance < 0) {
       throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
     }
-    lock.lock();
-    try {
+    synchronized (lock) {
       this.allowance = allowance;
       allowanceChangedAt = now;
       rebalance(now);
-    } finally {
-      lock.unlock();
     }
   }
 
   @Override
   public void addAllowance(long n, long max, long now) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       long a = allowance;
       if (a != UNLIMITED && a < max && n > 0) {
         allowance = a + Math.min(n, max - a);
         allowanceChangedAt = now;
       }
       rebalance(now);
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -174,8 +166,7 @@ public final class InMemoryLine implements Line {
 
   /** The fast path under a limited allowance: the slot and the allowance are taken together. */
   private boolean tryEnterMetered() {
-    lock.lock();
-    try {
+    synchronized (lock) {
       if (waitingCount != 0 || allowance == 0 || !gate.tryAcquire()) {
         return false;
       }
@@ -185,8 +176,6 @@ public final class InMemoryLine implements Line {
       inFlight.incrementAndGet();
       used = true;
       return true;
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -197,11 +186,8 @@ public final class InMemoryLine implements Line {
   private void giveBack() {
     gate.release();
     if (waitingCount != 0) {
-      lock.lock();
-      try {
+      synchronized (lock) {
         rebalance(allowanceChangedAt);
-      } finally {
-        lock.unlock();
       }
     }
   }
@@ -211,19 +197,15 @@ public final class InMemoryLine implements Line {
     inFlight.decrementAndGet();
     gate.release();
     if (waitingCount != 0) {
-      lock.lock();
-      try {
+      synchronized (lock) {
         rebalance(now);
-      } finally {
-        lock.unlock();
       }
     }
   }
 
   @Override
   public long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy p) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       used = true;
       if (p.maxQueueDepth() > 0 && waitingCount >= p.maxQueueDepth()) {
         return Outcome.of(Outcome.REJECTED, 0, 0);
@@ -255,15 +237,12 @@ public final class InMemoryLine implements Line {
         return Outcome.of(Outcome.ADMITTED, 0, 0);
       }
       return Outcome.of(Outcome.WAITING, index.position(t), front != null ? Outcome.PROMOTED : 0);
-    } finally {
-      lock.unlock();
     }
   }
 
   @Override
   public long poll(long hi, long lo, long now, Policy p) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       Ticket t = tokens.get(hi, lo);
       if (t == null) {
         return Outcome.of(Outcome.UNKNOWN, 0, 0);
@@ -294,15 +273,12 @@ public final class InMemoryLine implements Line {
         return Outcome.of(Outcome.READY, 0, flags);
       }
       return Outcome.of(Outcome.WAITING, index.position(t), flags);
-    } finally {
-      lock.unlock();
     }
   }
 
   @Override
   public long claim(long hi, long lo, long now, Policy p) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       Ticket t = tokens.get(hi, lo);
       if (t == null) {
         return Outcome.of(Outcome.UNKNOWN, 0, 0);
@@ -318,23 +294,18 @@ public final class InMemoryLine implements Line {
       t.seen = true;
       t.cookiesSentAt = now;
       return Outcome.of(Outcome.WAITING, index.position(t), 0);
-    } finally {
-      lock.unlock();
     }
   }
 
   @Override
   public boolean remove(long hi, long lo, long now) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       Ticket t = tokens.get(hi, lo);
       if (t == null) {
         return false;
       }
       retire(t, now);
       return true;
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -351,16 +322,13 @@ public final class InMemoryLine implements Line {
     }
     int removed = 0;
     for (int from = 0; from < chosen.size(); from += SNAPSHOT_CHUNK) {
-      lock.lock();
-      try {
+      synchronized (lock) {
         for (Ticket t : chosen.subList(from, Math.min(chosen.size(), from + SNAPSHOT_CHUNK))) {
           if (t.state != Ticket.GONE && tokens.get(t.hi, t.lo) == t) {
             retire(t, now);
             removed++;
           }
         }
-      } finally {
-        lock.unlock();
       }
     }
     return removed;
@@ -368,8 +336,7 @@ public final class InMemoryLine implements Line {
 
   @Override
   public Move promote(long hi, long lo, long target) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       Ticket t = waitingTicket(hi, lo);
       long from = index.position(t);
       if (target >= from) {
@@ -383,27 +350,21 @@ public final class InMemoryLine implements Line {
       t.promoted = true;
       index.insert(t);
       return new Move(from, index.position(t), waitingCount);
-    } finally {
-      lock.unlock();
     }
   }
 
   @Override
   public Move quote(long hi, long lo, long target) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       Ticket t = waitingTicket(hi, lo);
       long from = index.position(t);
       return new Move(from, Math.min(from, target), waitingCount);
-    } finally {
-      lock.unlock();
     }
   }
 
   @Override
   public boolean rank(long hi, long lo, int rank) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       Ticket t = waitingTicket(hi, lo);
       t.rank = rank;
       if (rank <= t.band) {
@@ -415,15 +376,12 @@ public final class InMemoryLine implements Line {
       t.order = t.place;
       index.insert(t);
       return true;
-    } finally {
-      lock.unlock();
     }
   }
 
   @Override
   public int drawPresale(IntFunction<int[]> order, long now) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       List<Ticket> group = new ArrayList<>();
       List<Ticket> band0 = new ArrayList<>();
       index.forEach(
@@ -465,8 +423,6 @@ public final class InMemoryLine implements Line {
         index.insert(t);
       }
       return n;
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -489,8 +445,7 @@ public final class InMemoryLine implements Line {
     if (limit <= 0) {
       return List.of();
     }
-    lock.lock();
-    try {
+    synchronized (lock) {
       for (Ticket r = readyHead; r != null && rows.size() < limit; r = r.right) {
         rows.add(new Row(r, 0));
       }
@@ -503,8 +458,6 @@ public final class InMemoryLine implements Line {
             }
             rows.add(new Row(t, position[0]));
           });
-    } finally {
-      lock.unlock();
     }
     // Formatting tokens and building records happens outside the lock: polls wait only for the
     // copy.
@@ -517,15 +470,12 @@ public final class InMemoryLine implements Line {
 
   @Override
   public TicketInfo ticket(long hi, long lo) {
-    lock.lock();
-    try {
+    synchronized (lock) {
       Ticket t = tokens.get(hi, lo);
       if (t == null) {
         return null;
       }
       return info(t, t.state == Ticket.READY ? 0 : index.position(t));
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -536,8 +486,7 @@ public final class InMemoryLine implements Line {
     List<Ticket> expired = new ArrayList<>();
     int length = Integer.MAX_VALUE;
     for (int from = 0; from < length; from += SCAN_CHUNK) {
-      lock.lock();
-      try {
+      synchronized (lock) {
         expired.clear();
         length =
             tokens.scan(
@@ -556,8 +505,6 @@ public final class InMemoryLine implements Line {
           }
           retire(t, now);
         }
-      } finally {
-        lock.unlock();
       }
     }
     return new int[] {evicted, timedOut};
@@ -584,20 +531,16 @@ public final class InMemoryLine implements Line {
   @Override
   public void export(Consumer<LineEntry> sink, Consumer<long[]> passSink) {
     List<LineEntry> chunk = new ArrayList<>(SNAPSHOT_CHUNK);
-    lock.lock();
-    try {
+    synchronized (lock) {
       for (Ticket r = readyHead; r != null; r = r.right) {
         chunk.add(entry(r, true));
       }
-    } finally {
-      lock.unlock();
     }
     chunk.forEach(sink);
     Ticket after = null;
     while (true) {
       chunk.clear();
-      lock.lock();
-      try {
+      synchronized (lock) {
         Ticket start = after == null ? index.first() : index.after(after);
         if (start == null) {
           break;
@@ -611,8 +554,6 @@ public final class InMemoryLine implements Line {
               last[0] = t;
             });
         after = keyOf(last[0]);
-      } finally {
-        lock.unlock();
       }
       chunk.forEach(sink);
     }
@@ -670,8 +611,7 @@ public final class InMemoryLine implements Line {
       long[] p = passList.next();
       newPasses.put(new PassKey(p[0], p[1]), p[2]);
     }
-    lock.lock();
-    try {
+    synchronized (lock) {
       if (used) {
         throw new IllegalStateException("the line has already been used");
       }
@@ -684,8 +624,6 @@ public final class InMemoryLine implements Line {
       passes.putAll(newPasses);
       rebalance(now);
       return newTokens.size();
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -721,8 +659,7 @@ public final class InMemoryLine implements Line {
    * @throws IllegalStateException naming the first invariant that does not hold
    */
   public void checkInvariants() {
-    lock.lock();
-    try {
+    synchronized (lock) {
       long ready = 0;
       for (Ticket r = readyHead; r != null; r = r.right) {
         require(r.state == Ticket.READY, "ready list holds a ticket that is not READY");
@@ -745,8 +682,6 @@ public final class InMemoryLine implements Line {
           "a slot is free while clients wait and the allowance allows");
       require(allowance >= 0, "negative allowance");
       require(inFlight.get() >= 0, "negative in-flight");
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -845,21 +780,17 @@ public final class InMemoryLine implements Line {
   /** Copies every live ticket and its info, a chunk per lock hold so polls never stall long. */
   private void snapshot(List<Ticket> tickets, List<TicketInfo> infos) {
     List<Row> rows = new ArrayList<>(SNAPSHOT_CHUNK);
-    lock.lock();
-    try {
+    synchronized (lock) {
       for (Ticket r = readyHead; r != null; r = r.right) {
         tickets.add(r);
         rows.add(new Row(r, 0));
       }
-    } finally {
-      lock.unlock();
     }
     Ticket after = null;
     while (true) {
       rows.forEach(r -> infos.add(r.info()));
       rows.clear();
-      lock.lock();
-      try {
+      synchronized (lock) {
         Ticket start = after == null ? index.first() : index.after(after);
         if (start == null) {
           return;
@@ -878,8 +809,6 @@ public final class InMemoryLine implements Line {
               last[0] = t;
             });
         after = keyOf(last[0]);
-      } finally {
-        lock.unlock();
       }
     }
   }
