@@ -151,7 +151,7 @@ final class EngineReport {
               "≤ 50 ns",
               ghost.nanos().timeWithSpread() + " (whole poll, 1 thread)",
               ghost.nanos().median() <= 50,
-              "A poll takes an uncontended `ReentrantLock`, probes the token table, updates the"
+              "A poll takes the line's lock (uncontended here), probes the token table, updates the"
                   + " ticket's liveness and walks the order-statistic treap from the root to the"
                   + " ticket, about 2 ln n ≈ 15 dependent loads for 2,000 tickets; the Go figure"
                   + " is the position arithmetic alone."
@@ -200,12 +200,10 @@ final class EngineReport {
     boolean met = alone && (two == null || two.bytesPerOp() < 1);
     String note =
         alone
-            ? "An uncontended call allocates nothing. With 2 threads the allocation is the lock's:"
-                + " when a call finds the `ReentrantLock` held, the JDK's queued synchronizer"
-                + " allocates a wait-queue node (a few tens of bytes), so the figure is that size"
-                + " times the fraction of calls that had to wait. The engine code itself allocates"
-                + " nothing; a lock that spins briefly before queueing, or that reuses per-thread"
-                + " queue nodes, would remove it."
+            ? "An uncontended call allocates nothing, so the 2-thread figure comes from waiting"
+                + " for the line's lock: a `java.util.concurrent` lock allocates a wait-queue node"
+                + " on the heap each time a call finds it held (a built-in monitor does not)."
+                + " The engine code itself allocates nothing."
             : "Something on this path allocates on every call.";
     goals.add(
         new Goal(
