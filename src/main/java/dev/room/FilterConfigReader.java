@@ -52,6 +52,23 @@ final class FilterConfigReader {
       if ((v = string("skip-url")) != null) {
         b.skipUrl(v);
       }
+      if ((v = string("name")) != null) {
+        b.name(v);
+      }
+      if ((v = string("admission-mode")) != null) {
+        b.admissionMode(choice("admission-mode", v, AdmissionMode.class));
+      }
+      duration("session-duration", b::sessionDuration);
+      duration("session-max-duration", b::sessionMaxDuration);
+      if ((v = string("mode")) != null) {
+        b.mode(choice("mode", v, RoomMode.class));
+      }
+      if ((v = string("announcement")) != null) {
+        b.announcement(v);
+      }
+      if ((v = string("admission-rate")) != null) {
+        b.admissionRate(decimal("admission-rate", v));
+      }
       return b.build();
     } catch (IllegalArgumentException e) {
       throw new ServletException(
@@ -102,6 +119,29 @@ final class FilterConfigReader {
       return Integer.parseInt(v);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(name + " must be a whole number, was '" + v + "'", e);
+    }
+  }
+
+  private static <E extends Enum<E>> E choice(String name, String v, Class<E> type) {
+    try {
+      return Enum.valueOf(type, v.toUpperCase(Locale.ROOT).replace('-', '_'));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          name
+              + " must be one of "
+              + java.util.Arrays.toString(type.getEnumConstants())
+              + ", was '"
+              + v
+              + "'",
+          e);
+    }
+  }
+
+  private static double decimal(String name, String v) {
+    try {
+      return Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a number, was '" + v + "'", e);
     }
   }
 

@@ -51,8 +51,11 @@ import java.util.function.Predicate;
  * which this one then shares), {@code token-ttl}, {@code reaper-interval}, {@code
  * first-poll-grace}, {@code offer-timeout}, {@code pass-duration} (ISO-8601 such as {@code PT5M},
  * or a bare number of seconds), {@code max-queue-depth}, {@code queue-full-status}, {@code
- * secure-cookie}, {@code cookie-path}, {@code cookie-domain}, {@code skip-url}. A bad value stops
- * the application from starting, with a message naming it.
+ * secure-cookie}, {@code cookie-path}, {@code cookie-domain}, {@code skip-url}, {@code name},
+ * {@code admission-mode} ({@code requests} or {@code sessions}), {@code session-duration}, {@code
+ * session-max-duration}, {@code mode} ({@code open}, {@code queue-all}, {@code paused}, …), {@code
+ * announcement} and {@code admission-rate} (per second). A bad value stops the application from
+ * starting, with a message naming it.
  *
  * <p><b>Running a sale.</b> The room's {@link RoomMode} decides what happens to a gated request
  * without a live session: {@code PASSTHROUGH} lets it through without a slot (and lets a visitor in

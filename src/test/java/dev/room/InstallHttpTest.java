@@ -57,6 +57,35 @@ class InstallHttpTest {
   }
 
   @Test
+  void sessionAndSaleSettingsComeFromInitParamsToo() throws Exception {
+    try (JettyHarness jetty = new JettyHarness()) {
+      jetty.webXmlFilter(
+          "room",
+          Map.of(
+              "capacity", "2",
+              "name", "concert",
+              "admission-mode", "sessions",
+              "session-duration", "PT15M",
+              "session-max-duration", "3600",
+              "mode", "queue-all",
+              "announcement", "Doors open at ten",
+              "admission-rate", "2.5"),
+          "/*");
+      jetty.servlet(new ParkingServlet(), "/*");
+      jetty.start();
+      WaitingRoom room =
+          (WaitingRoom) jetty.context().getServletContext().getAttribute("dev.room.WaitingRoom");
+      assertEquals("concert", room.name());
+      assertEquals(AdmissionMode.SESSIONS, room.admissionMode());
+      assertEquals(Duration.ofMinutes(15), room.sessionDuration());
+      assertEquals(Duration.ofHours(1), room.sessionMaxDuration());
+      assertEquals(RoomMode.QUEUE_ALL, room.mode());
+      assertEquals("Doors open at ten", room.announcement());
+      assertEquals(2.5, room.admissionRate());
+    }
+  }
+
+  @Test
   void twoFiltersShareOneRoomAndOneLine() throws Exception {
     WaitingRoom room = WaitingRoom.create(1);
     try (JettyHarness jetty = new JettyHarness()) {
@@ -115,7 +144,11 @@ class InstallHttpTest {
             Map.<String, String>of(),
             Map.of("capacity", "5", "secure-cookie", "maybe"),
             Map.of("capacity", "5", "status-path", "no-slash"),
-            Map.of("capacity", "5", "first-poll-grace", "-3"))) {
+            Map.of("capacity", "5", "first-poll-grace", "-3"),
+            Map.of("capacity", "5", "admission-mode", "tickets"),
+            Map.of("capacity", "5", "mode", "sold-out"),
+            Map.of("capacity", "5", "name", "Bad Name"),
+            Map.of("capacity", "5", "admission-rate", "fast"))) {
       JettyHarness jetty = new JettyHarness();
       jetty.webXmlFilter("room", bad, "/*");
       Exception e = assertThrows(Exception.class, jetty::start, bad.toString());
