@@ -960,7 +960,8 @@ public final class WaitingRoom implements AutoCloseable {
         maxQueueDepth);
   }
 
-  private long reaperCadenceMillis() {
+  /** How often the reaper runs: its interval, but at least as often as offers and grace expire. */
+  long reaperCadenceMillis() {
     long cadence = Math.min(reaperInterval.toMillis(), offerTimeout.toMillis());
     if (!firstPollGrace.isZero()) {
       cadence = Math.min(cadence, firstPollGrace.toMillis());

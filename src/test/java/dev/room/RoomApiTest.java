@@ -77,6 +77,16 @@ class RoomApiTest {
   }
 
   @Test
+  void theReaperRunsAtLeastAsOftenAsGraceAndOffersExpire() {
+    assertEquals(Duration.ofSeconds(60).toMillis(), room.reaperCadenceMillis(), "offer timeout");
+    room.setFirstPollGrace(Duration.ofSeconds(10));
+    assertEquals(10_000, room.reaperCadenceMillis(), "first-poll grace");
+    room.setFirstPollGrace(Duration.ZERO);
+    room.setReaperInterval(Duration.ofSeconds(20));
+    assertEquals(20_000, room.reaperCadenceMillis(), "its own interval");
+  }
+
+  @Test
   void introspectionReportsSlotsAndLine() {
     assertTrue(room.tryEnter());
     assertEquals(1, room.inFlight());

@@ -113,9 +113,20 @@ public final class Grants {
     return new Check(g, null);
   }
 
+  /** One Mac per thread: every gated request in SESSIONS mode verifies a grant. */
+  private static final ThreadLocal<Mac> MACS =
+      ThreadLocal.withInitial(
+          () -> {
+            try {
+              return Mac.getInstance("HmacSHA256");
+            } catch (GeneralSecurityException e) {
+              throw new IllegalStateException("HmacSHA256 is required by every Java platform", e);
+            }
+          });
+
   private static byte[] mac(byte[] secret, byte[] body) {
     try {
-      Mac mac = Mac.getInstance("HmacSHA256");
+      Mac mac = MACS.get();
       mac.init(new SecretKeySpec(secret, "HmacSHA256"));
       return mac.doFinal(body);
     } catch (GeneralSecurityException e) {
