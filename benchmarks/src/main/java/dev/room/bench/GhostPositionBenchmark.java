@@ -14,7 +14,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * A client's position with 1,000 retired tickets ahead of it: the seed's "position with a 1k ghost
@@ -94,27 +93,9 @@ public class GhostPositionBenchmark {
     }
   }
 
-  /** Where this thread is in the polling order. */
-  @State(Scope.Thread)
-  public static class Cursor {
-    int next;
-
-    @Setup
-    public void start(ThreadParams threads) {
-      next = threads.getThreadIndex() * 499;
-    }
-  }
-
-  /** One poll of a client behind the ghosts; returns its packed outcome with the position. */
   @Benchmark
-  public long pollBehindGhosts(Cursor cursor) {
-    int[] o = order;
-    int k = cursor.next;
-    if (k >= o.length) {
-      k = 0;
-    }
-    cursor.next = k + 1;
-    int i = o[k];
+  public long pollBehindGhosts(PollCursor cursor) {
+    int i = cursor.take(order);
     return line.poll(hi[i], lo[i], Lines.NOW, Lines.POLICY);
   }
 

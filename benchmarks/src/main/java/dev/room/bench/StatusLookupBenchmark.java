@@ -15,7 +15,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * A status poll on the engine: {@code InMemoryLine.poll(hi, lo, now, policy)} with {@code queued}
@@ -67,27 +66,9 @@ public class StatusLookupBenchmark {
     }
   }
 
-  /** Where this thread is in the polling order; threads start far apart. */
-  @State(Scope.Thread)
-  public static class Cursor {
-    int next;
-
-    @Setup
-    public void start(ThreadParams threads) {
-      next = threads.getThreadIndex() * 7_919;
-    }
-  }
-
-  /** One status poll of the next client in the order. */
   @Benchmark
-  public long poll(Cursor cursor) {
-    int[] o = order;
-    int k = cursor.next;
-    if (k >= o.length) {
-      k = 0;
-    }
-    cursor.next = k + 1;
-    int i = o[k];
+  public long poll(PollCursor cursor) {
+    int i = cursor.take(order);
     return line.poll(hi[i], lo[i], Lines.NOW, Lines.POLICY);
   }
 }
