@@ -50,6 +50,15 @@ final class LineFormat {
   static final int VERSION = 1;
   static final int PRESALE_VERSION = 2;
 
+  /**
+   * The largest place or order a file may hold. A restored line's counter starts from the largest
+   * one and goes up by one per arrival, promotion or rank, so it needs room to grow: the Redis line
+   * keeps places in Lua numbers (doubles, exact up to 2^53), and 2^52 leaves 2^52 more keys above
+   * it before that limit, some 140 years at a million a second. A line's own counter starts at 1,
+   * so no real file comes near it. Checked here for both lines, in one place.
+   */
+  static final long MAX_PLACE = 1L << 52;
+
   private static final JsonFactory JSON =
       JsonFactory.builder()
           .streamReadConstraints(
@@ -203,8 +212,14 @@ final class LineFormat {
           if (band < 0 || band > Integer.MAX_VALUE - 1 || rank < 0 || rank > Integer.MAX_VALUE) {
             throw new ImportFormatException("band or rank out of range");
           }
-          if (place < 0 || order < 0) {
-            throw new ImportFormatException("place and order must not be negative");
+          if (place < 0 || order < 0 || place > MAX_PLACE || order > MAX_PLACE) {
+            throw new ImportFormatException(
+                "place and order must be 0 to 2^52 ("
+                    + MAX_PLACE
+                    + "), were "
+                    + place
+                    + " and "
+                    + order);
           }
           if (!Checks.clientKey(clientKey).equals(clientKey)) {
             throw new ImportFormatException("client_key longer than 256 bytes");

@@ -670,14 +670,16 @@ public final class WaitingRoom implements AutoCloseable {
    * grace restart now), passes keep their real expiry, each client's cookies are re-sent on its
    * first poll, and the first {@code capacity} clients in line are ready at once.
    *
-   * @throws IllegalStateException when the room has already served traffic or imported a line
+   * @throws IllegalStateException when the room has already served traffic, granted a pass or
+   *     imported a line
    * @throws ImportFormatException when the input is malformed, truncated or of an unknown version;
    *     the room is then left exactly as it was
    */
   public ImportStats importFrom(InputStream in) throws IOException {
     Objects.requireNonNull(in, "in");
     if (line.used()) {
-      throw new IllegalStateException("import must run before the room serves any traffic");
+      throw new IllegalStateException(
+          "import must run before the room serves any traffic or grants a pass");
     }
     long now = clock.millis();
     Policy p = policy;

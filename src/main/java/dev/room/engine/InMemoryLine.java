@@ -10,6 +10,7 @@ import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,6 +51,15 @@ import java.util.function.Predicate;
 public final class InMemoryLine implements Line {
   private static final int SCAN_CHUNK = 4096;
   private static final int SNAPSHOT_CHUNK = 256;
+
+  /** Passes as exported: by expiry, then token, the order the Redis line's pass set reads in. */
+  private static final Comparator<long[]> PASS_ORDER =
+      Comparator.<long[]>comparingLong(p -> p[2])
+          .thenComparing(p -> p[0], Long::compareUnsigned)
+          .thenComparing(p -> p[1], Long::compareUnsigned);
+
+  /** The highest band a rank moves a ticket into: the one above is {@link Ticket#CALLED}. */
+  private static final int MAX_RANKED_BAND = Ticket.CALLED - 1;
 
   /** A plain monitor: contended acquisitions allocate nothing on the heap, unlike a queued lock. */
   private final Object lock = new Object();
@@ -367,11 +377,12 @@ public final class InMemoryLine implements Line {
     synchronized (lock) {
       Ticket t = waitingTicket(hi, lo);
       t.rank = rank;
-      if (rank <= t.band) {
+      int band = Math.min(rank, MAX_RANKED_BAND);
+      if (band <= t.band) {
         return false;
       }
       index.remove(t);
-      t.band = rank;
+      t.band = band;
       t.place = ++counter;
       t.order = t.place;
       index.insert(t);
@@ -512,7 +523,10 @@ public final class InMemoryLine implements Line {
 
   @Override
   public void grantPass(long hi, long lo, long expiresAt) {
-    passes.put(new PassKey(hi, lo), expiresAt);
+    synchronized (lock) { // with the used flag, so a restore either refuses or runs before it
+      used = true;
+      passes.put(new PassKey(hi, lo), expiresAt);
+    }
   }
 
   @Override
@@ -557,7 +571,11 @@ public final class InMemoryLine implements Line {
       }
       chunk.forEach(sink);
     }
-    passes.forEach((k, expiresAt) -> passSink.accept(new long[] {k.hi(), k.lo(), expiresAt}));
+    // Sorted: a map's order is not one a restore could reproduce, so a round trip would reorder.
+    List<long[]> sorted = new ArrayList<>(passes.size());
+    passes.forEach((k, expiresAt) -> sorted.add(new long[] {k.hi(), k.lo(), expiresAt}));
+    sorted.sort(PASS_ORDER);
+    sorted.forEach(passSink);
   }
 
   @Override
@@ -569,19 +587,23 @@ public final class InMemoryLine implements Line {
     LineIndex newIndex = new LineIndex();
     Ticket previous = null;
     long maxKey = 0;
-    long readyOrder = 0;
+    long called = 0;
     while (entries.hasNext()) {
       LineEntry e = entries.next();
       Ticket t = new Ticket(e.hi(), e.lo(), 0);
-      if (e.ready()) {
-        t.band = Integer.MAX_VALUE;
-        t.place = ++readyOrder;
+      if (e.ready()) { // called before the restart: first in line, in the file's order
+        t.band = Ticket.CALLED;
+        t.place = ++called;
         t.order = t.place;
+        t.restoredReady = e;
       } else {
         t.band = e.band();
         t.place = e.place();
         t.order = e.order();
       }
+      // Every later place and tie order comes from the counter: it passes every key restored.
+      maxKey =
+          Math.max(maxKey, Math.max(Math.max(t.place, t.order), Math.max(e.place(), e.order())));
       if (previous != null && previous.compareTo(t) >= 0) {
         throw new IllegalArgumentException("tickets are not in line order");
       }
@@ -601,9 +623,6 @@ public final class InMemoryLine implements Line {
       t.resend = true;
       t.state = Ticket.WAITING;
       newIndex.insert(t);
-      if (!e.ready()) {
-        maxKey = Math.max(maxKey, Math.max(t.place, t.order));
-      }
       previous = t;
     }
     java.util.Map<PassKey, Long> newPasses = new java.util.HashMap<>();
@@ -631,25 +650,26 @@ public final class InMemoryLine implements Line {
   public void close() {}
 
   /**
-   * A ticket as exported. A restored client that was ready sorts first by the band {@link
-   * Integer#MAX_VALUE} (see {@link #restore}); it is written as ready again, in band 0, so a second
-   * export and import round-trips it instead of writing a band the format refuses.
+   * A ticket as exported. A client restored as ready is written back as it was read, whether or not
+   * it got a slot since; a client that joined its group (a pass, a promotion) is written as ready
+   * too, right behind it, as the format has no way to tie with a ready client.
    */
   private static LineEntry entry(Ticket t, boolean ready) {
-    boolean restoredReady = t.band == Integer.MAX_VALUE;
+    LineEntry was = t.restoredReady;
+    boolean called = t.band == Ticket.CALLED;
     return new LineEntry(
         t.hi,
         t.lo,
-        restoredReady ? 0 : t.band,
-        t.place,
-        t.order,
+        was != null ? was.band() : called ? 0 : t.band,
+        was != null ? was.place() : t.place,
+        was != null ? was.order() : t.order,
         t.rank,
         t.issuedAt,
         t.lastActivity,
         t.polled ? t.lastPoll : Long.MIN_VALUE,
         t.seen,
         t.hasPass,
-        ready || restoredReady,
+        ready || called,
         t.clientKey == null ? "" : t.clientKey);
   }
 

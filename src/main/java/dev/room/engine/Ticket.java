@@ -1,5 +1,7 @@
 package dev.room.engine;
 
+import dev.room.spi.LineEntry;
+
 /**
  * One queued client: its token, its place in line and its liveness clock.
  *
@@ -18,7 +20,14 @@ final class Ticket {
   final long number;
 
   /**
-   * Ordering key: higher band first, then lower place, then lower order (ties share band+place).
+   * The band of clients restored as ready without a slot to go with it (they were called before the
+   * restart): above every rank's band, so they stay first in line, in the order of the file.
+   */
+  static final int CALLED = Integer.MAX_VALUE;
+
+  /**
+   * Ordering key: higher band first, then lower place, then lower order (ties share band+place). A
+   * rank moves a ticket into a band below {@link #CALLED}.
    */
   int band;
 
@@ -27,6 +36,9 @@ final class Ticket {
 
   /** The rank recorded by the operator; ordering uses {@link #band}. */
   int rank;
+
+  /** For a client restored as ready: the entry it was read from, which its export writes back. */
+  LineEntry restoredReady;
 
   long issuedAt;
   long lastActivity;

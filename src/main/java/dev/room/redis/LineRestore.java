@@ -16,7 +16,11 @@ import java.util.List;
  */
 final class LineRestore {
   private static final int CHUNK = 256;
-  private static final long MAX_KEY = (1L << 53) - 1;
+  private static final int FIELDS = 15;
+
+  /** The band of clients restored as ready, above every rank's (line.lua's CALLED). */
+  private static final long CALLED = Integer.MAX_VALUE;
+
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final RedisLink link;
@@ -26,7 +30,7 @@ final class LineRestore {
   private long previousPlace;
   private long previousOrder;
   private boolean first = true;
-  private long readyOrder;
+  private long called;
   private long maxKey;
 
   LineRestore(RedisLink link, RoomKeys roomKeys) {
@@ -58,16 +62,13 @@ final class LineRestore {
       long band = e.band();
       long place = e.place();
       long order = e.order();
-      if (e.ready()) { // ready tickets go first, in their order, as the in-memory line does
-        band = Integer.MAX_VALUE;
-        place = ++readyOrder;
+      if (e.ready()) { // called before the restart: first in line, in the file's order
+        band = CALLED;
+        place = ++called;
         order = place;
-      } else {
-        if (place < 0 || order < 0 || place > MAX_KEY || order > MAX_KEY) {
-          throw new IllegalArgumentException("a ticket's place or order is out of range");
-        }
-        maxKey = Math.max(maxKey, Math.max(place, order));
       }
+      // Every later place and tie order comes from the counter: it passes every key restored.
+      maxKey = Math.max(maxKey, Math.max(Math.max(place, order), Math.max(e.place(), e.order())));
       checkOrder(band, place, order);
       args.add(Tokens.format(e.hi(), e.lo()));
       args.add(Long.toString(band));
@@ -82,7 +83,10 @@ final class LineRestore {
       args.add(e.seen() ? "1" : "0");
       args.add(e.hasPass() ? "1" : "0");
       args.add(e.clientKey() == null ? "" : e.clientKey());
-      if (args.size() > CHUNK * 12) {
+      args.add(Integer.toString(e.band())); // the key it was exported with, written back
+      args.add(Long.toString(e.place()));
+      args.add(Long.toString(e.order()));
+      if (args.size() > CHUNK * FIELDS) {
         flushTickets(now);
       }
     }

@@ -39,6 +39,7 @@ final class LuaScripts {
     STAGEPASSES,
     COMMIT,
     ABORT,
+    PASS,
     CHECK
   }
 

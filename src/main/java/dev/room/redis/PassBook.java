@@ -11,8 +11,9 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * The room's VIP passes in Redis: one sorted set from pass token to expiry, so granting, reading
- * and sweeping are each one plain command (atomic on its own, no script needed).
+ * The room's VIP passes in Redis: one sorted set from pass token to expiry, so reading and sweeping
+ * are each one plain command (atomic on its own, no script needed). Granting is the line's {@code
+ * pass} script, which marks the line used in the same step.
  */
 final class PassBook {
   private final RedisLink link;
@@ -23,11 +24,6 @@ final class PassBook {
     this.link = link;
     this.key = keys.passes();
     this.failOpen = failOpen;
-  }
-
-  void grant(long hi, long lo, long expiresAt) {
-    String token = Tokens.format(hi, lo);
-    link.call(c -> c.zadd(key, (double) expiresAt, token));
   }
 
   /** The expiry of a pass, or 0; while Redis is down, 0 when failing open (nobody needs one). */

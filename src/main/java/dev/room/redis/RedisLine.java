@@ -400,7 +400,7 @@ public final class RedisLine implements Line {
 
   @Override
   public void grantPass(long hi, long lo, long expiresAt) {
-    passes.grant(hi, lo, expiresAt);
+    track(eval(Op.PASS, Tokens.format(hi, lo), Long.toString(expiresAt)));
   }
 
   @Override

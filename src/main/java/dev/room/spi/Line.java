@@ -54,7 +54,10 @@ public interface Line extends AutoCloseable {
     return waiting() + ready();
   }
 
-  /** Whether any slot has ever been taken or any ticket issued. */
+  /**
+   * Whether any slot has ever been taken, any ticket issued or any pass granted (a used line
+   * refuses a {@link #restore}).
+   */
   boolean used();
 
   /**
@@ -170,8 +173,11 @@ public interface Line extends AutoCloseable {
 
   /**
    * Replaces an unused line with {@code tickets} (in line order) and {@code passes}, all or
-   * nothing: if either iterator throws, the line is left as it was. Then hands free slots to the
-   * first in line. Returns the number of tickets restored.
+   * nothing: if either iterator throws, the line is left as it was. Ready tickets come first and
+   * stay first, in their order, whatever their band; later arrivals, promotions and ranks get
+   * places and tie orders above every one restored. Then hands free slots to the first in line. An
+   * export afterwards writes every restored ticket as it was read (ready ones as ready, whether or
+   * not they got a slot). Returns the number of tickets restored.
    *
    * @throws IllegalStateException when the line has already been used
    */

@@ -31,6 +31,8 @@ local META, TK, LINE, HEADS, GSIZE, READYQ, RDYAT, ACT, UNSEEN, PASSES, LEASES, 
 local NUMBER, BAND, PLACE, ORDER, RANK, ISSUED, LAST, LASTPOLL, COOKIES, READYAT, STATE = 1, 2, 3,
   4, 5, 6, 7, 8, 9, 10, 11
 local SEEN, POLLED, HASPASS, PROMOTED, TOLD, RESEND, CLIENTKEY = 12, 13, 14, 15, 16, 17, 18
+-- A client restored as ready keeps the key it was exported with, which its export writes back.
+local SHOWNBAND, SHOWNPLACE, SHOWNORDER = 19, 20, 21
 local WAITING, READY = 1, 2
 
 -- Outcome kinds and flags (decoded by RedisLine into dev.room.spi.Outcome).
@@ -39,6 +41,9 @@ local F_RATE_LIMITED, F_REFRESH, F_EVICTED, F_TIMED_OUT, F_PROMOTED, F_FIRST_REA
   16, 32
 local FENCED, NOT_FOUND, NOT_WAITING = -1, -2, -3
 local MAXBAND = 2147483647
+-- The band of clients restored as ready without a slot (called before the restart): above every
+-- rank's band, so they stay first in line (LineRestore.CALLED, InMemoryLine's Ticket.CALLED).
+local CALLED = MAXBAND
 
 local function metaNum(field)
   return tonumber(redis.call('HGET', META, field)) or 0
@@ -213,14 +218,23 @@ local function reply(a, b, c)
     redis.call('ZCARD', LINE), metaNum('used'), allowance() or -1}
 end
 
--- The fields of a ticket as the admin reads and the export see them.
+-- The fields of a ticket as the admin reads and the export see them. A client restored as ready
+-- is written back as it was read; one that joined its group (a pass, a promotion) is written as
+-- ready too, right behind it, as the export has no way to tie with a ready client.
 local function fields(out, token, t, pos)
   local n = #out
+  local band, place, order = t[BAND], t[PLACE], t[ORDER]
+  local called = band == CALLED
+  if t[SHOWNBAND] then
+    band, place, order = t[SHOWNBAND], t[SHOWNPLACE], t[SHOWNORDER]
+  elseif called then
+    band = 0
+  end
   out[n + 1] = token
   out[n + 2] = pos
-  out[n + 3] = t[BAND]
-  out[n + 4] = t[PLACE]
-  out[n + 5] = t[ORDER]
+  out[n + 3] = band
+  out[n + 4] = place
+  out[n + 5] = order
   out[n + 6] = t[RANK]
   out[n + 7] = t[ISSUED]
   out[n + 8] = t[LAST]
@@ -230,6 +244,7 @@ local function fields(out, token, t, pos)
   out[n + 12] = t[HASPASS]
   out[n + 13] = t[CLIENTKEY]
   out[n + 14] = t[NUMBER]
+  out[n + 15] = (t[STATE] == READY or called) and 1 or 0
 end
 
 --- script: enter
@@ -430,12 +445,13 @@ if t[STATE] ~= WAITING then
   return {NOT_WAITING}
 end
 t[RANK] = rank
-if rank <= t[BAND] then
+local band = math.min(rank, CALLED - 1) -- the band above is the restored ready clients'
+if band <= t[BAND] then
   save(token, t)
   return {0}
 end
 dequeue(t, token)
-t[BAND] = rank
+t[BAND] = band
 t[PLACE] = redis.call('HINCRBY', META, 'counter', 1)
 t[ORDER] = t[PLACE]
 save(token, t)
@@ -606,7 +622,7 @@ return reply(#due, 0, 0)
 --- script: scan
 -- ARGV: mode, cursor, n. Reads up to n tickets in line order: mode 'r' continues the ready list
 -- after score cursor (then the line), mode 'l' continues the line after member cursor ('' = the
--- start). Returns next mode ('end' when done), next cursor, then 14 fields per ticket.
+-- start). Returns next mode ('end' when done), next cursor, then 15 fields per ticket.
 local mode, cursor, n = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local out = {'end', ''}
 local count = 0
@@ -648,7 +664,7 @@ end
 return out
 
 --- script: ticket
--- ARGV: token. The 14 fields of one ticket, or an empty reply.
+-- ARGV: token. The 15 fields of one ticket, or an empty reply.
 local token = ARGV[1]
 local t = load(token)
 local out = {}
@@ -658,19 +674,25 @@ end
 return out
 
 --- script: stage
--- KEYS[14..20]: staging tk, line, heads, gsize, act, unseen, passes. ARGV: now, then 12 fields per
+-- KEYS[14..20]: staging tk, line, heads, gsize, act, unseen, passes. ARGV: now, then 15 fields per
 -- ticket (token, band, place, order, rank, issuedAt, lastActivity, lastPoll, polled, seen,
--- hasPass, clientKey). Adds tickets to a restore's staging keys; returns -1 on a duplicate token.
+-- hasPass, clientKey, and the band, place and order it was exported with). Adds tickets to a
+-- restore's staging keys; returns -1 on a duplicate token.
 -- The helpers above write through these upvalues, so point them at the staging keys.
 TK, LINE, HEADS, GSIZE, ACT, UNSEEN = KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19]
 local now = tonumber(ARGV[1])
-for i = 2, #ARGV, 12 do
+for i = 2, #ARGV, 15 do
   local token = ARGV[i]
   local band, place, order = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+  local xband, xplace, xorder = tonumber(ARGV[i + 12]), tonumber(ARGV[i + 13]),
+    tonumber(ARGV[i + 14])
   local seen = tonumber(ARGV[i + 9])
   local t = {0, band, place, order, tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]),
     tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7]), now, 0, WAITING, seen, tonumber(ARGV[i + 8]),
-    tonumber(ARGV[i + 10]), (band ~= 0 or place ~= order) and 1 or 0, 0, 1, ARGV[i + 11]}
+    tonumber(ARGV[i + 10]), (xband ~= 0 or xplace ~= xorder) and 1 or 0, 0, 1, ARGV[i + 11]}
+  if band == CALLED then
+    t[SHOWNBAND], t[SHOWNPLACE], t[SHOWNORDER] = xband, xplace, xorder
+  end
   if redis.call('HSETNX', TK, token, cmsgpack.pack(t)) == 0 then
     return {-1}
   end
@@ -726,6 +748,13 @@ for k = 14, 20 do
   redis.call('DEL', KEYS[k])
 end
 return {0}
+
+--- script: pass
+-- ARGV: token, expiresAt. Records a VIP pass. The line is used from then on, so a restore, which
+-- replaces every pass, is refused rather than dropping it.
+redis.call('HSET', META, 'used', 1)
+redis.call('ZADD', PASSES, ARGV[2], ARGV[1])
+return reply(0, 0, 0)
 
 --- script: leave
 -- ARGV: gen, now. A clean shutdown: the instance's lease ends and its slots return at once.

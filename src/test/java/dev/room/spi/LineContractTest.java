@@ -879,6 +879,169 @@ public abstract class LineContractTest {
     assertEquals(1, l.ready());
   }
 
+  /**
+   * Regression: a restore advanced the counter past the restored waiting places but not past the
+   * keys it gave the ready clients beyond the slots, so a later rank (or pass, or promotion) got
+   * exactly such a key: it tied with a client called before the restart (passing the others), the
+   * in-memory index held two equal keys, positions skipped and a later exit threw.
+   */
+  @Test
+  void readyClientsRestoredBeyondTheSlotsShareNoKeyWithLaterRanksPassesOrPromotions() {
+    Line l = line(1);
+    Client r1 = Client.fresh();
+    Client r2 = Client.fresh();
+    Client r3 = Client.fresh();
+    List<LineEntry> file = List.of(ready(r1, 0, 5, 5), ready(r2, 0, 3, 3), ready(r3, 2, 9, 9));
+    assertEquals(3, l.restore(file.iterator(), noPasses(), now()));
+    assertEquals(1, l.ready());
+    assertEquals(tokens(r1, r2, r3), order(l));
+
+    Client x = waiter(l, 3);
+    assertTrue(l.rank(x.hi(), x.lo(), Integer.MAX_VALUE));
+    assertEquals(3, positionOf(l, x), "a rank does not pass clients called before the restart");
+    Client v = Client.fresh();
+    long o = l.arrive(v.hi(), v.lo(), "", true, now(), policy);
+    assertEquals(1, Outcome.position(o), "a pass joins the front group");
+    Client w = waiter(l, 4);
+    assertEquals(2, l.promote(w.hi(), w.lo(), 2).to());
+    assertEquals(List.of(0L, 1L, 1L, 2L, 2L, 3L), positions(l));
+
+    // Every client is served once, the restored ones before the rank, and no exit loses a slot.
+    List<Client> left = new ArrayList<>(List.of(r2, v, r3, w, x));
+    List<Client> served = new ArrayList<>();
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(r1.hi(), r1.lo(), now(), policy)));
+    while (!left.isEmpty()) {
+      l.exit(now());
+      assertInvariants(l);
+      Client next = null;
+      for (Client c : left) {
+        if (Outcome.kind(poll(l, c)) == Outcome.READY) {
+          assertNull(next, "one slot, one ready client");
+          next = c;
+        }
+      }
+      assertNotNull(next, "the freed slot went to someone");
+      assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(next.hi(), next.lo(), now(), policy)));
+      left.remove(next);
+      served.add(next);
+    }
+    assertEquals(x, served.get(4), "the ranked client comes after everyone called before it");
+    assertTrue(served.indexOf(r3) > served.indexOf(r2), "restored clients keep their order");
+    l.exit(now());
+    assertEquals(0, l.inFlight());
+    assertEquals(1, l.freeSlots());
+  }
+
+  /**
+   * Regression: ready clients restored beyond the slots were exported with the line's internal
+   * sentinel (band {@code Integer.MAX_VALUE}, or band 0 and made-up places), so a second export
+   * differed from the file and could not be imported again.
+   */
+  @Test
+  void aRestoredLineExportsExactlyWhatItRestored() {
+    Client r1 = Client.fresh();
+    Client r2 = Client.fresh();
+    Client r3 = Client.fresh();
+    Client top = Client.fresh();
+    Client a = Client.fresh();
+    Client b = Client.fresh();
+    List<LineEntry> file =
+        List.of(
+            ready(r1, 4, 7, 7),
+            ready(r2, 0, 3, 3),
+            ready(r3, Integer.MAX_VALUE - 1, 9, 12),
+            entry(top, Integer.MAX_VALUE - 1, 1, 1),
+            entry(a, 0, 2, 2),
+            entry(b, 0, 2, 11));
+    Line l = line(1);
+    assertEquals(6, l.restore(file.iterator(), noPasses(), now()));
+    assertEquals(1, l.ready());
+    assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 4L), positions(l));
+    assertEquals(file, exported(l));
+
+    Line again = line(3);
+    again.restore(exported(l).iterator(), noPasses(), now());
+    assertEquals(3, again.ready());
+    assertEquals(file, exported(again));
+  }
+
+  /**
+   * Regression: a rank of {@code Integer.MAX_VALUE} took the band the lines use for restored ready
+   * clients, so the in-memory export wrote the waiting client as ready and the Redis one wrote a
+   * band the format refuses. Ranks move into bands below it.
+   */
+  @Test
+  void aRankOfIntegerMaxValueExportsAsAWaitingClient() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    assertTrue(l.rank(b.hi(), b.lo(), Integer.MAX_VALUE));
+    List<LineEntry> entries = exported(l);
+    assertEquals(tokens(b, a), List.of(token(entries.get(0)), token(entries.get(1))));
+    assertFalse(entries.get(0).ready());
+    assertEquals(Integer.MAX_VALUE, entries.get(0).rank());
+    assertEquals(Integer.MAX_VALUE - 1, entries.get(0).band(), "the highest band a file holds");
+    Line copy = line(1);
+    copy.setAllowance(0, now()); // held, so the copy calls nobody and exports the same entries
+    copy.restore(entries.iterator(), noPasses(), now());
+    assertEquals(entries, exported(copy));
+    copy.setAllowance(Line.UNLIMITED, now());
+    l.exit(now());
+  }
+
+  /**
+   * Regression: granting a pass did not mark the line used, so a restore was accepted and silently
+   * dropped the pass.
+   */
+  @Test
+  void aLineThatGrantedAPassIsUsedAndRefusesARestore() {
+    Line l = line(1);
+    Client p = Client.fresh();
+    l.grantPass(p.hi(), p.lo(), now() + 60_000);
+    assertTrue(l.used());
+    List<LineEntry> file = List.of(entry(Client.fresh(), 0, 1, 1));
+    assertThrows(IllegalStateException.class, () -> l.restore(file.iterator(), noPasses(), now()));
+    assertEquals(now() + 60_000, l.passExpiry(p.hi(), p.lo()), "the pass is kept");
+    assertEquals(0, l.waiting());
+  }
+
+  private List<LineEntry> exported(Line l) {
+    List<LineEntry> out = new ArrayList<>();
+    l.export(out::add, pass -> {});
+    return out;
+  }
+
+  private static List<Long> positions(Line l) {
+    List<Long> out = new ArrayList<>();
+    for (TicketInfo t : l.queue(Integer.MAX_VALUE)) {
+      out.add(t.position());
+    }
+    return out;
+  }
+
+  private static String token(LineEntry e) {
+    return Tokens.format(e.hi(), e.lo());
+  }
+
+  private LineEntry ready(Client c, int band, long place, long order) {
+    LineEntry e = entry(c, band, place, order);
+    return new LineEntry(
+        e.hi(),
+        e.lo(),
+        band,
+        place,
+        order,
+        e.rank(),
+        e.issuedAt(),
+        e.lastActivity(),
+        e.lastPoll(),
+        true,
+        e.hasPass(),
+        true,
+        e.clientKey());
+  }
+
   private LineEntry entry(Client c, int band, long place, long order) {
     return new LineEntry(
         c.hi(),
