@@ -41,9 +41,11 @@ import java.util.NoSuchElementException;
  * secret until the draw, like the tokens the file holds anyway. A room without a pre-sale writes
  * version 1, so readers that predate version 2 keep reading it; both versions are read.
  *
- * <p>Tickets are in line order. Fields appear in this order and every one is required; anything
- * else, a count that does not match, or trailing data is a format error, so a truncated or edited
- * file is refused rather than half-read.
+ * <p>Tickets are in line order, ready ones first. Fields appear in this order and every one is
+ * required; anything else, a count that does not match, or trailing data is a format error, so a
+ * truncated or edited file is refused rather than half-read. A band is 0 to {@code
+ * Integer.MAX_VALUE - 1} (the band above is the lines' own, for restored ready clients), a place or
+ * order 0 to {@link #MAX_PLACE}.
  */
 final class LineFormat {
   static final String FORMAT = "dev.room/line";

@@ -18,7 +18,10 @@ final class LineScan {
 
   private LineScan() {}
 
-  /** One ticket as the scan and ticket scripts return it. */
+  /**
+   * One ticket as the scan and ticket scripts return it: band, place and order as the export writes
+   * them, and {@code ready} for a client told to come in or restored as ready.
+   */
   record Row(
       String token,
       long position,

@@ -906,6 +906,17 @@ public abstract class LineContractTest {
     assertEquals(2, l.promote(w.hi(), w.lo(), 2).to());
     assertEquals(List.of(0L, 1L, 1L, 2L, 2L, 3L), positions(l));
 
+    // The format cannot tie a client with a ready one: those who joined a restored ready client's
+    // group are exported as ready too, in line order, so a second restore keeps the order.
+    List<LineEntry> again = exported(l);
+    assertEquals(
+        List.of(true, true, true, true, true, false),
+        again.stream().map(LineEntry::ready).toList());
+    Line copy = line(1);
+    copy.restore(again.iterator(), noPasses(), now());
+    assertEquals(order(l), order(copy));
+    assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L), positions(copy));
+
     // Every client is served once, the restored ones before the rank, and no exit loses a slot.
     List<Client> left = new ArrayList<>(List.of(r2, v, r3, w, x));
     List<Client> served = new ArrayList<>();
