@@ -104,6 +104,24 @@ class SaleHttpTest {
   }
 
   @Test
+  void thePageIsServedInTheRoomsStateAndAnAnnouncementCannotBreakOutOfItsScript() throws Exception {
+    CompletableFuture<HttpResponse<String>> holder = occupy("/hold");
+    room.setMode(RoomMode.PAUSED);
+    room.setAnnouncement("</script><script>alert(1)</script> & <b>sold out</b>");
+    Browser b = new Browser();
+    HttpResponse<String> page = b.get(jetty.url("/shop"));
+    assertEquals(200, page.statusCode());
+    assertTrue(page.body().contains("<title>Admission is paused</title>"), "the tab says so");
+    assertTrue(page.body().contains("\"state\":\"paused\""), "the state, before any poll");
+    assertFalse(page.body().contains("<script>alert"), "escaped inside the script");
+    assertFalse(page.body().contains("<b>sold out"));
+    room.setAnnouncement("");
+    room.setMode(RoomMode.OPEN);
+    app.releaseOne();
+    holder.join();
+  }
+
+  @Test
   void closedTurnsNewVisitorsAwayAndTellsThoseInLineDirectly() throws Exception {
     CompletableFuture<HttpResponse<String>> holder = occupy("/hold");
     Browser b = queued();
