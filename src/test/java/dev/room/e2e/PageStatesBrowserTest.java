@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.room.AdmissionMode;
 import dev.room.FakeClock;
 import dev.room.RoomMode;
 import dev.room.WaitingRoom;
@@ -145,6 +146,34 @@ class PageStatesBrowserTest {
     assertEquals("2", chrome.text("#position"));
     assertFalse(chrome.displayed("#explanation"), "nothing left saying nobody will be let in");
     assertTrue(chrome.sameDocument());
+  }
+
+  @Test
+  void anOfferSaysItsYourTurnInTheTabTooThenLetsTheVisitorIn() throws Exception {
+    WaitingRoom room =
+        WaitingRoom.builder()
+            .capacity(1)
+            .clock(clock)
+            .admissionMode(AdmissionMode.SESSIONS)
+            .tokenTtl(Duration.ofHours(1))
+            .build();
+    site = Site.start(room);
+    site.app.parkRequests(false);
+    site.visit(new dev.room.Browser(), "/"); // a shopper whose session holds the one slot
+    chrome = Chrome.start();
+    chrome.open(site.url("/shop"));
+    chrome.untilText("#position", "1");
+    // Titles the tab takes, kept across the reload the offer triggers.
+    chrome.js(
+        "new MutationObserver(() => sessionStorage.setItem('titles',"
+            + " (sessionStorage.getItem('titles') || '') + '|' + document.title))"
+            + ".observe(document.querySelector('title'),"
+            + " {childList: true, characterData: true, subtree: true});");
+
+    clock.advance(room.sessionDuration().plusMinutes(1));
+    room.evictExpired(); // the shopper's session ends: the slot is offered to the page
+    chrome.until("the application page", d -> d.getPageSource().contains("app:/shop"));
+    assertEquals("|It's your turn!", chrome.js("return sessionStorage.getItem('titles');"));
   }
 
   @Test
