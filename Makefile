@@ -1,7 +1,7 @@
 # room — common tasks. `make test` is what CI runs.
 MVN ?= mvn -B -ntp
 
-.PHONY: test build install run bench bench-quick format clean axe
+.PHONY: test build install run bench bench-quick format clean axe screenshots
 
 test: axe
 	$(MVN) verify
@@ -16,6 +16,18 @@ axe:
 	elif command -v npm >/dev/null 2>&1; then \
 	  npm install --prefix target/axe --no-save --no-audit --no-fund --loglevel=error axe-core@$(AXE_VERSION); \
 	else echo "npm not found: the accessibility audit will be skipped (apt-get install npm)"; fi
+
+# The page screenshots in docs/ (README), taken by the browser tests (WaitingPageAccessibilityTest:
+# every page state at 640 px in light colours, and the skip offer at 320 px). CI=true makes a
+# missing Chromium, chromedriver or axe-core fail instead of skipping, so no stale PNG survives.
+screenshots: axe
+	rm -rf target/screenshots
+	CI=true $(MVN) -Dspotless.check.skip=true -Dtest=WaitingPageAccessibilityTest \
+	  -Dsurefire.failIfNoSpecifiedTests=false test
+	rm -f docs/waiting-page-*.png
+	for f in target/screenshots/waiting-page-*.png; do \
+	  case "$$f" in *-dark.png) ;; *) cp "$$f" docs/ ;; esac; \
+	done
 
 build:
 	$(MVN) -DskipTests package

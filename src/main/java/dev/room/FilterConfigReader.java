@@ -4,6 +4,7 @@ import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletException;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Currency;
 import java.util.Locale;
 
 /** Reads a filter's init-params; a bad value fails start-up with a message that names it. */
@@ -69,6 +70,12 @@ final class FilterConfigReader {
       if ((v = string("admission-rate")) != null) {
         b.admissionRate(decimal("admission-rate", v));
       }
+      if ((v = string("currency")) != null) {
+        b.currency(currency("currency", v));
+      }
+      if ((v = string("line-persisted")) != null) {
+        b.linePersisted(bool("line-persisted", v));
+      }
       return b.build();
     } catch (IllegalArgumentException e) {
       throw new ServletException(
@@ -93,6 +100,15 @@ final class FilterConfigReader {
       }
     }
     return p;
+  }
+
+  static Currency currency(String name, String v) {
+    try {
+      return Currency.getInstance(v.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          name + " must be an ISO 4217 currency code such as EUR, was " + v, e);
+    }
   }
 
   private void duration(String name, java.util.function.Consumer<Duration> setter) {

@@ -30,7 +30,8 @@ final class Sale {
       "Admission is paused for now. Everyone keeps their place in line, and this page carries on"
           + " by itself when admission resumes.";
   static final String CLOSED_MESSAGE =
-      "This sale has closed: nobody more will be let in from this line.";
+      "Nobody more will be let in from this line. Should the sale reopen, everyone in it keeps"
+          + " their place, and this page carries on by itself.";
   static final String QUEUE_ALL_MESSAGE =
       "Admission has not started yet. You have your place in line, and this page lets you in when"
           + " it starts.";
@@ -40,7 +41,13 @@ final class Sale {
 
   static final long POLL_MILLIS = 3000;
   static final long PAUSED_POLL_MILLIS = 5000;
-  static final long CLOSED_POLL_MILLIS = 30_000;
+
+  /**
+   * As short as a pause's: a closed sale may reopen (more stock, a mistake undone), and those in
+   * line must notice within one poll, not half a minute later.
+   */
+  static final long CLOSED_POLL_MILLIS = PAUSED_POLL_MILLIS;
+
   static final long MAX_POLL_MILLIS = 30_000;
   static final long NEAR_FRONT_POLL_MILLIS = 2000;
   static final long NEAR_FRONT = 10;
@@ -258,13 +265,7 @@ final class Sale {
     boolean pending = p != null && !p.drawn();
     String message = announcement;
     if (message.isEmpty()) {
-      message =
-          switch (m) {
-            case PAUSED -> PAUSED_MESSAGE;
-            case CLOSED -> CLOSED_MESSAGE;
-            case QUEUE_ALL -> pending ? PRESALE_MESSAGE : QUEUE_ALL_MESSAGE;
-            default -> pending ? PRESALE_MESSAGE : "";
-          };
+      message = explanation(m, pending);
     }
     long opensIn = pending ? Math.max(0, (p.opensAt() - now + 999) / 1000) : -1;
     long poll =
@@ -273,9 +274,7 @@ final class Sale {
           case PAUSED -> PAUSED_POLL_MILLIS;
           default -> POLL_MILLIS;
         };
-    poll =
-        Math.min(
-            m == RoomMode.CLOSED ? 2 * MAX_POLL_MILLIS : MAX_POLL_MILLIS, load(poll, position));
+    poll = Math.min(MAX_POLL_MILLIS, load(poll, position));
     long low = -1;
     long high = -1;
     if (!held()) {
@@ -295,6 +294,16 @@ final class Sale {
     }
     return new Standing(
         m.state(), m != RoomMode.CLOSED && !pending, message, opensIn, low, high, jitter(poll));
+  }
+
+  /** The plain-words sentence for a mode, {@code ""} when there is nothing to explain. */
+  static String explanation(RoomMode m, boolean presalePending) {
+    return switch (m) {
+      case PAUSED -> PAUSED_MESSAGE;
+      case CLOSED -> CLOSED_MESSAGE;
+      case QUEUE_ALL -> presalePending ? PRESALE_MESSAGE : QUEUE_ALL_MESSAGE;
+      default -> presalePending ? PRESALE_MESSAGE : "";
+    };
   }
 
   /**

@@ -7,6 +7,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.Currency;
 
 /**
  * {@code GET <status-path>}: where a waiting client stands, as a small JSON object.
@@ -14,9 +15,9 @@ import java.nio.charset.StandardCharsets;
  * <p>One line operation per poll. The body is written by hand: it is a handful of fields and this
  * is the busiest endpoint in a sale. A waiting client's body carries, in this order: {@code ready},
  * {@code state}, {@code position} (not while closed or before a pre-sale draw) and the
- * skip-the-line fields, {@code message}, {@code opens_in_seconds}, {@code wait_low_seconds} and
- * {@code wait_high_seconds} (only while admission runs and its rate is known) and {@code
- * poll_after_ms}.
+ * skip-the-line fields ({@code skip_cost}, {@code currency} when the room has one, {@code
+ * rate_per_pos}), {@code message}, {@code opens_in_seconds}, {@code wait_low_seconds} and {@code
+ * wait_high_seconds} (only while admission runs and its rate is known) and {@code poll_after_ms}.
  */
 final class StatusEndpoint {
   static final String PASSTHROUGH = "{\"ready\":true,\"state\":\"passthrough\"}";
@@ -126,6 +127,10 @@ final class StatusEndpoint {
           if (perPosition != null) {
             BigDecimal cost = perPosition.multiply(BigDecimal.valueOf(Math.max(0, position - 1)));
             b.append(",\"skip_cost\":").append(cost.toPlainString());
+            Currency currency = room.web().currency;
+            if (currency != null) {
+              b.append(",\"currency\":\"").append(currency.getCurrencyCode()).append('"');
+            }
             b.append(",\"rate_per_pos\":").append(perPosition.toPlainString());
           }
         }

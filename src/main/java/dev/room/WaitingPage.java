@@ -1,5 +1,6 @@
 package dev.room;
 
+import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -8,20 +9,51 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The waiting page: a template split once at its placeholders, then filled per request.
+ * The waiting page: a template split once at its placeholders, then filled per request with the
+ * visitor's state as the server sees it, so the first frame is already right (a visitor arriving
+ * during a pause never sees a moving bar), before any poll.
  *
  * <p>Placeholders: {@code {{.Position}}}, {@code {{.SkipURL}}} (HTML-escaped), {@code
- * {{.StatusURL}}} (escaped for a script string) and {@code {{.ProbeCookie}}}. The first two keep
- * pages written for the Go library working unchanged.
+ * {{.StatusURL}}} (escaped for a script string), {@code {{.ProbeCookie}}}, {@code {{.Title}}} (the
+ * state's title, HTML-escaped), {@code {{.Status}}} (the status JSON a poll would return now, a
+ * script literal) and {@code {{.Texts}}} (the page's titles and sentences, a script literal). The
+ * first two keep pages written for the Go library working unchanged.
  */
 final class WaitingPage {
   private static final String[] NAMES = {
-    "{{.Position}}", "{{.SkipURL}}", "{{.StatusURL}}", "{{.ProbeCookie}}"
+    "{{.Position}}",
+    "{{.SkipURL}}",
+    "{{.StatusURL}}",
+    "{{.ProbeCookie}}",
+    "{{.Title}}",
+    "{{.Status}}",
+    "{{.Texts}}"
   };
   private static final int POSITION = 0;
   private static final int SKIP_URL = 1;
   private static final int STATUS_URL = 2;
   private static final int PROBE_COOKIE = 3;
+  private static final int TITLE = 4;
+  private static final int STATUS = 5;
+  private static final int TEXTS = 6;
+
+  static final String TITLE_WAITING = "You're in line";
+  static final String TITLE_PAUSED = "Admission is paused";
+  static final String TITLE_CLOSED = "This sale has closed";
+  static final String TITLE_PRESALE = "The sale opens soon";
+  static final String TITLE_OFFERED = "It's your turn!";
+  static final String TITLE_COOKIES = "Cookies are needed to keep your place";
+  static final String TITLE_RECONNECTING = "Reconnecting…";
+
+  static final String RECONNECTING_KEPT = "Reconnecting… your place is kept.";
+  static final String RECONNECTING_NOT_KEPT =
+      "Reconnecting… this page keeps trying by itself. Should the site have restarted, you will be"
+          + " given a new place in line.";
+
+  /** The page's words for a line that outlives a restart, and for one that does not. */
+  private static final String TEXTS_KEPT = texts(RECONNECTING_KEPT);
+
+  private static final String TEXTS_NOT_KEPT = texts(RECONNECTING_NOT_KEPT);
 
   static final WaitingPage DEFAULT = new WaitingPage(load("waiting-page.html"));
 
@@ -60,8 +92,37 @@ final class WaitingPage {
     return source;
   }
 
-  byte[] render(long position, String skipUrl, String statusUrl, String probeCookie) {
-    StringBuilder out = new StringBuilder(source.length() + 64);
+  /** The page for a visitor waiting at {@code position}, {@code outcome} being its line outcome. */
+  byte[] render(
+      WaitingRoom room, HttpServletRequest req, long position, long outcome, String statusUrl) {
+    return render(
+        position,
+        room.web().skipUrl,
+        statusUrl,
+        Cookies.name(room, Cookies.PROBE),
+        title(room),
+        StatusEndpoint.body(room, req, outcome),
+        room.web().linePersisted ? TEXTS_KEPT : TEXTS_NOT_KEPT);
+  }
+
+  /** The title of the state the room is in, as the page's script names it from the status. */
+  static String title(WaitingRoom room) {
+    return switch (room.mode()) {
+      case PAUSED -> TITLE_PAUSED;
+      case CLOSED -> TITLE_CLOSED;
+      default -> room.sale().presalePending() ? TITLE_PRESALE : TITLE_WAITING;
+    };
+  }
+
+  byte[] render(
+      long position,
+      String skipUrl,
+      String statusUrl,
+      String probeCookie,
+      String title,
+      String status,
+      String texts) {
+    StringBuilder out = new StringBuilder(source.length() + status.length() + texts.length());
     for (int i = 0; i < holes.length; i++) {
       out.append(literals[i]);
       switch (holes[i]) {
@@ -69,6 +130,9 @@ final class WaitingPage {
         case SKIP_URL -> escape(skipUrl, out);
         case STATUS_URL -> escapeScript(statusUrl, out);
         case PROBE_COOKIE -> out.append(probeCookie);
+        case TITLE -> escape(title, out);
+        case STATUS -> out.append(status); // JSON with <, > and & escaped: safe in a script
+        case TEXTS -> out.append(texts);
         default -> throw new IllegalStateException("unknown placeholder");
       }
     }
@@ -100,6 +164,29 @@ final class WaitingPage {
         out.append(c);
       }
     }
+  }
+
+  private static String texts(String reconnecting) {
+    StringBuilder b = new StringBuilder(1024).append("{\"titles\":{");
+    pair(b, "waiting", TITLE_WAITING).append(',');
+    pair(b, "paused", TITLE_PAUSED).append(',');
+    pair(b, "closed", TITLE_CLOSED).append(',');
+    pair(b, "presale", TITLE_PRESALE).append(',');
+    pair(b, "offered", TITLE_OFFERED).append(',');
+    pair(b, "cookies", TITLE_COOKIES).append(',');
+    pair(b, "reconnecting", TITLE_RECONNECTING).append("},\"explain\":{");
+    pair(b, "paused", Sale.PAUSED_MESSAGE).append(',');
+    pair(b, "closed", Sale.CLOSED_MESSAGE).append(',');
+    pair(b, "presale", Sale.PRESALE_MESSAGE).append(',');
+    pair(b, "queue_all", Sale.QUEUE_ALL_MESSAGE).append("},");
+    return pair(b, "reconnecting", reconnecting).append('}').toString();
+  }
+
+  private static StringBuilder pair(StringBuilder b, String key, String value) {
+    StatusEndpoint.quote(key, b);
+    b.append(':');
+    StatusEndpoint.quote(value, b);
+    return b;
   }
 
   private static String load(String name) {

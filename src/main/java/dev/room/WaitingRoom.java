@@ -19,6 +19,7 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Currency;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
@@ -91,6 +92,7 @@ public final class WaitingRoom implements AutoCloseable {
       line.setCapacity(b.capacity, clock.millis());
     }
     this.events = new EventBus("");
+    web.linePersisted = !(line instanceof InMemoryLine);
     this.sale = new Sale(this, line);
     b.apply(this);
     sale.start(clock.millis());
@@ -275,8 +277,37 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   /**
+   * The currency of the skip-the-line prices ({@code null}, the default: none). The status JSON
+   * then carries its ISO 4217 code as {@code currency} beside {@code skip_cost}, and the built-in
+   * page shows amounts with its symbol; without one, amounts are plain decimals.
+   */
+  public void setCurrency(Currency currency) {
+    web.currency = currency;
+  }
+
+  public Currency currency() {
+    return web.currency;
+  }
+
+  /**
+   * Says whether the line outlives a restart of this instance: a shared line does (the default for
+   * any {@link Builder#line line} but the in-memory one), and so does an in-memory line the
+   * application exports on shutdown and imports on start. Only then do the pages promise a visitor
+   * that their place is kept while the site is unreachable.
+   */
+  public void setLinePersisted(boolean persisted) {
+    web.linePersisted = persisted;
+  }
+
+  public boolean linePersisted() {
+    return web.linePersisted;
+  }
+
+  /**
    * Replaces the waiting page; {@code null} restores the built-in one. Placeholders: {@code
-   * {{.Position}}}, {@code {{.SkipURL}}} and {@code {{.StatusURL}}}.
+   * {{.Position}}}, {@code {{.SkipURL}}}, {@code {{.StatusURL}}} and {@code {{.ProbeCookie}}}; for
+   * a page drawn in the room's state on its first frame, {@code {{.Title}}}, {@code {{.Status}}}
+   * (the status JSON now) and {@code {{.Texts}}} (the built-in words), as the built-in page does.
    */
   public void setHtml(String html) {
     web.page = html == null ? WaitingPage.DEFAULT : new WaitingPage(html);
@@ -1007,6 +1038,8 @@ public final class WaitingRoom implements AutoCloseable {
     volatile Function<HttpServletRequest, String> clientKeyFunction;
     volatile RateFunction rateFunction;
     volatile String skipUrl = "";
+    volatile Currency currency;
+    volatile boolean linePersisted;
     volatile WaitingPage page = WaitingPage.DEFAULT;
     volatile String cookieSuffix = "";
   }
@@ -1101,6 +1134,14 @@ public final class WaitingRoom implements AutoCloseable {
 
     public Builder skipUrl(String url) {
       return add(r -> r.setSkipUrl(url));
+    }
+
+    public Builder currency(Currency currency) {
+      return add(r -> r.setCurrency(currency));
+    }
+
+    public Builder linePersisted(boolean persisted) {
+      return add(r -> r.setLinePersisted(persisted));
     }
 
     public Builder passDuration(Duration d) {

@@ -19,7 +19,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -72,19 +71,6 @@ import java.util.function.Predicate;
 public final class WaitingRoomFilter implements Filter {
   /** The default path of the status endpoint. */
   public static final String DEFAULT_STATUS_PATH = "/queue/status";
-
-  private static final byte[] QUEUE_FULL_HTML =
-      ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Too busy</title>"
-              + "</head><body><h1>We are very busy</h1><p>The line is full right now. Please try"
-              + " again in a few minutes.</p></body></html>")
-          .getBytes(StandardCharsets.UTF_8);
-
-  private static final byte[] UNAVAILABLE_HTML =
-      ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-              + "<meta http-equiv=\"refresh\" content=\"5\"><title>Reconnecting</title></head>"
-              + "<body><h1>One moment</h1><p role=\"status\">We are reconnecting to the line. If you"
-              + " were waiting, your place is kept. This page retries by itself.</p></body></html>")
-          .getBytes(StandardCharsets.UTF_8);
 
   private WaitingRoom room;
   private boolean ownsRoom;
@@ -209,7 +195,7 @@ public final class WaitingRoomFilter implements Filter {
         admit(req, res, chain);
       }
     } catch (LineUnavailableException e) {
-      lineUnavailable(req, res, status, e);
+      lineUnavailable(room, req, res, status, e);
     }
   }
 
@@ -254,16 +240,13 @@ public final class WaitingRoomFilter implements Filter {
         return;
       }
       if (kind == Outcome.WAITING) {
-        if (r.mode() == RoomMode.CLOSED) {
-          closed(r, req, res, ticket);
-        } else {
-          waiting(r, req, res, ticket, Outcome.position(o), o);
-        }
+        // Closed too: the visitor keeps its place, and its page notices a reopening in place.
+        waiting(r, req, res, ticket, Outcome.position(o), o);
         return;
       }
     }
     if (mode == RoomMode.CLOSED) {
-      closed(r, req, res, null);
+      closed(r, req, res);
       return;
     }
     if (r.tryEnter()) {
@@ -397,38 +380,33 @@ public final class WaitingRoomFilter implements Filter {
       throws IOException {
     Cookies.sendTicket(res, r, token);
     res.setHeader("Cache-Control", "no-store");
+    boolean closed = r.mode() == RoomMode.CLOSED;
     if (prefersJson(req)) {
-      res.setHeader("Retry-After", "3");
+      if (!closed) {
+        res.setHeader("Retry-After", "3");
+      }
       StatusEndpoint.write(res, 503, StatusEndpoint.body(r, req, outcome));
       return;
     }
     String statusUrl =
         req.getContextPath() + (statusPath != null ? statusPath : r.defaultStatusPath());
-    byte[] page =
-        r.web().page.render(position, r.web().skipUrl, statusUrl, Cookies.name(r, Cookies.PROBE));
-    res.setStatus(200);
+    byte[] page = r.web().page.render(r, req, position, outcome, statusUrl);
+    res.setStatus(closed ? 503 : 200);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
     res.getOutputStream().write(page);
   }
 
-  /**
-   * A closed sale: nobody new is queued. A client in line ({@code ticket} not null) keeps its place
-   * should the room reopen: its cookies are re-sent and the page reloads now and then.
-   */
-  private static void closed(
-      WaitingRoom r, HttpServletRequest req, HttpServletResponse res, String ticket)
+  /** A closed sale: nobody new is queued, and a new arrival is told so, with no ticket. */
+  private static void closed(WaitingRoom r, HttpServletRequest req, HttpServletResponse res)
       throws IOException {
     res.setHeader("Cache-Control", "no-store");
-    if (ticket != null) {
-      Cookies.sendTicket(res, r, ticket);
-    }
     if (prefersJson(req)) {
       StatusEndpoint.write(
           res, 503, StatusEndpoint.body(r, req, Outcome.of(Outcome.WAITING, 0, 0)));
       return;
     }
-    byte[] page = ClosedPage.render(r.sale().standing(0, r.clock().millis()).message(), ticket);
+    byte[] page = Pages.closed(r.announcement());
     res.setStatus(503);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
@@ -439,8 +417,12 @@ public final class WaitingRoomFilter implements Filter {
    * The line's storage (a shared line's Redis) cannot be reached: nobody is let in, and the client
    * keeps its ticket cookie, so its place is kept. The page polls on and shows it is reconnecting.
    */
-  private static void lineUnavailable(
-      HttpServletRequest req, HttpServletResponse res, boolean status, LineUnavailableException e)
+  private void lineUnavailable(
+      WaitingRoom r,
+      HttpServletRequest req,
+      HttpServletResponse res,
+      boolean status,
+      LineUnavailableException e)
       throws IOException {
     if (res.isCommitted()) {
       throw e;
@@ -452,10 +434,13 @@ public final class WaitingRoomFilter implements Filter {
       StatusEndpoint.write(res, 503, "{\"ready\":false,\"reconnecting\":true}");
       return;
     }
+    String statusUrl =
+        req.getContextPath() + (statusPath != null ? statusPath : r.defaultStatusPath());
+    byte[] page = Pages.unavailable(r.linePersisted(), statusUrl);
     res.setStatus(503);
     res.setContentType("text/html;charset=utf-8");
-    res.setContentLength(UNAVAILABLE_HTML.length);
-    res.getOutputStream().write(UNAVAILABLE_HTML);
+    res.setContentLength(page.length);
+    res.getOutputStream().write(page);
   }
 
   private static void queueFull(WaitingRoom r, HttpServletRequest req, HttpServletResponse res)
@@ -469,8 +454,9 @@ public final class WaitingRoomFilter implements Filter {
     }
     res.setStatus(status);
     res.setContentType("text/html;charset=utf-8");
-    res.setContentLength(QUEUE_FULL_HTML.length);
-    res.getOutputStream().write(QUEUE_FULL_HTML);
+    byte[] page = Pages.lineFull();
+    res.setContentLength(page.length);
+    res.getOutputStream().write(page);
   }
 
   /** Whether the Accept header ranks application/json above text/html. */

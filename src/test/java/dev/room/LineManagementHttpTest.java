@@ -1,6 +1,7 @@
 package dev.room;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
@@ -80,6 +81,20 @@ class LineManagementHttpTest {
     List<TicketInfo> q = room.queue(10);
     assertEquals("1.1.1.1", q.get(0).clientKey());
     assertEquals("2.2.2.2", q.get(1).clientKey());
+  }
+
+  @Test
+  void statusCarriesTheCurrencyRightAfterTheSkipCost() throws Exception {
+    room.setCurrency(java.util.Currency.getInstance("EUR"));
+    assertEquals("EUR", room.currency().getCurrencyCode());
+    queued("1.1.1.1");
+    Browser b = queued("2.2.2.2");
+    assertEquals(
+        "{\"ready\":false,\"state\":\"waiting\",\"position\":2,\"skip_cost\":1.25,"
+            + "\"currency\":\"EUR\",\"rate_per_pos\":1.25}",
+        status(b));
+    room.setCurrency(null);
+    assertFalse(status(b).contains("currency"), "none by default");
   }
 
   @Test

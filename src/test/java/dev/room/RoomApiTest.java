@@ -2,6 +2,7 @@ package dev.room;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -74,6 +75,15 @@ class RoomApiTest {
     assertTrue(room.html().contains("aria-live"));
     assertThrows(IllegalArgumentException.class, () -> WaitingRoom.create(0));
     assertThrows(IllegalArgumentException.class, () -> WaitingRoom.builder().build());
+  }
+
+  @Test
+  void anInMemoryLineIsNotPersistedUnlessTheApplicationSaysSo() {
+    assertFalse(room.linePersisted(), "a restart loses an in-memory line");
+    try (WaitingRoom saved = WaitingRoom.builder().capacity(1).linePersisted(true).build()) {
+      assertTrue(saved.linePersisted(), "exported on shutdown and imported on start");
+    }
+    assertNull(room.currency(), "no currency by default");
   }
 
   @Test

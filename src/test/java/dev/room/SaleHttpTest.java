@@ -104,6 +104,24 @@ class SaleHttpTest {
   }
 
   @Test
+  void thePageIsServedInTheRoomsStateAndAnAnnouncementCannotBreakOutOfItsScript() throws Exception {
+    CompletableFuture<HttpResponse<String>> holder = occupy("/hold");
+    room.setMode(RoomMode.PAUSED);
+    room.setAnnouncement("</script><script>alert(1)</script> & <b>sold out</b>");
+    Browser b = new Browser();
+    HttpResponse<String> page = b.get(jetty.url("/shop"));
+    assertEquals(200, page.statusCode());
+    assertTrue(page.body().contains("<title>Admission is paused</title>"), "the tab says so");
+    assertTrue(page.body().contains("\"state\":\"paused\""), "the state, before any poll");
+    assertFalse(page.body().contains("<script>alert"), "escaped inside the script");
+    assertFalse(page.body().contains("<b>sold out"));
+    room.setAnnouncement("");
+    room.setMode(RoomMode.OPEN);
+    app.releaseOne();
+    holder.join();
+  }
+
+  @Test
   void closedTurnsNewVisitorsAwayAndTellsThoseInLineDirectly() throws Exception {
     CompletableFuture<HttpResponse<String>> holder = occupy("/hold");
     Browser b = queued();
@@ -112,8 +130,10 @@ class SaleHttpTest {
     Browser newcomer = new Browser();
     HttpResponse<String> page = newcomer.get(jetty.url("/shop"));
     assertEquals(503, page.statusCode());
-    assertTrue(page.body().contains("This sale has closed"));
-    assertTrue(page.body().contains(Sale.CLOSED_MESSAGE));
+    assertTrue(page.body().contains("<title>This sale has closed</title>"));
+    assertEquals(2, count(page.body(), "has closed"), "in the tab title and the heading only");
+    assertTrue(page.body().contains(Pages.CLOSED_TEXT));
+    assertTrue(page.body().contains("name=\"viewport\""), "readable on a phone");
     assertFalse(page.body().contains("refresh"), "nothing to come back for");
     assertNull(newcomer.cookie("room_ticket"), "no ticket for a sale that has ended");
     HttpResponse<String> json = new Browser().get(jetty.url("/api/seats"), "application/json");
@@ -129,7 +149,10 @@ class SaleHttpTest {
     assertNull(s.get("wait_low_seconds"));
     HttpResponse<String> reload = b.get(jetty.url("/shop"));
     assertEquals(503, reload.statusCode());
-    assertTrue(reload.body().contains("http-equiv=\"refresh\""), "a place holder checks back");
+    assertTrue(
+        reload.body().contains("<title>This sale has closed</title>")
+            && reload.body().contains("/queue/status"),
+        "a place holder gets its waiting page, closed, which polls and notices a reopening");
     assertTrue(
         reload.headers().allValues("Set-Cookie").stream()
             .anyMatch(h -> h.startsWith("room_ticket=")),

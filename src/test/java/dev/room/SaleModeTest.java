@@ -156,6 +156,20 @@ class SaleModeTest {
   }
 
   @Test
+  void aClosedRoomThatReopensIsNoticedWithinOnePollNotHalfAMinuteLater() {
+    fill();
+    queue(1);
+    room.setMode(RoomMode.CLOSED);
+    for (long position : new long[] {1, 500, 1000}) {
+      long poll = room.sale().standing(position, clock.millis()).pollAfterMillis();
+      assertTrue(
+          poll <= Sale.PAUSED_POLL_MILLIS * 1.2,
+          "a closed room's visitor at " + position + " polls again within " + poll + " ms");
+    }
+    room.setMode(RoomMode.OPEN);
+  }
+
+  @Test
   void everyChangeFiresModeWithTheNewModeAndRepeatsFireNothing() throws Exception {
     room.on(Event.MODE, events::add);
     room.setMode(RoomMode.PAUSED);

@@ -40,7 +40,9 @@ final class Chrome implements AutoCloseable {
         const realSet = window.setTimeout.bind(window);
         const realClear = window.clearTimeout.bind(window);
         const pending = new Set();
+        let lastDelay = -1;
         window.setTimeout = function (fn, ms, ...args) {
+          lastDelay = Number(ms) || 0;
           const id = realSet(() => {
             pending.delete(id);
             if (typeof fn === "function") fn(...args);
@@ -52,7 +54,17 @@ final class Chrome implements AutoCloseable {
           pending.delete(id);
           realClear(id);
         };
-        window.__pageClock = { pending: () => pending.size };
+        window.__pageClock = { pending: () => pending.size, lastDelay: () => lastDelay };
+        // What the first frame shows: the page as parsed, its inline script run, before any poll.
+        document.addEventListener("DOMContentLoaded", () => {
+          const bar = document.getElementById("bar");
+          window.__firstFrame = {
+            title: document.title,
+            text: document.body.innerText.replace(/\\s+/g, " ").trim(),
+            bar: !!bar && bar.getClientRects().length > 0,
+            fetches: performance.getEntriesByType("resource").length
+          };
+        });
       })();
       """
           .formatted(PAGE_SPEEDUP);
@@ -182,6 +194,28 @@ final class Chrome implements AutoCloseable {
   /** Timers the page has scheduled and not yet run or cleared. */
   long pendingTimers() {
     return ((Number) js("return window.__pageClock.pending();")).longValue();
+  }
+
+  /** The delay, in page time, of the timer the page scheduled last (its next poll, say). */
+  long lastTimerDelay() {
+    return ((Number) js("return window.__pageClock.lastDelay();")).longValue();
+  }
+
+  /**
+   * The current document's first frame: {@code title}, its visible {@code text}, whether the
+   * progress {@code bar} showed, and how many {@code fetches} (polls) it had made by then.
+   */
+  @SuppressWarnings("unchecked")
+  Map<String, Object> firstFrame() {
+    return (Map<String, Object>) js("return window.__firstFrame;");
+  }
+
+  /** Whether the page scrolls sideways: wider content than the viewport. */
+  boolean scrollsSideways() {
+    return (Boolean)
+        js(
+            "return document.documentElement.scrollWidth > window.innerWidth"
+                + " || document.body.scrollWidth > window.innerWidth;");
   }
 
   /** Records every text the element takes from now on, for {@link #seenTexts}. */

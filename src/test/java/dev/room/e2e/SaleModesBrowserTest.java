@@ -40,26 +40,30 @@ class SaleModesBrowserTest {
 
     room.setMode(RoomMode.PAUSED);
     chrome.untilText("#title", "Admission is paused");
-    chrome.untilDisplayed("#message");
-    assertTrue(chrome.text("#message").contains("Everyone keeps their place"));
+    chrome.untilDisplayed("#explanation");
+    assertTrue(chrome.text("#explanation").contains("Everyone keeps their place"));
+    assertEquals("Admission is paused", chrome.driver().getTitle(), "the tab says so too");
     assertFalse(chrome.displayed("#bar"), "no progress animation while paused");
     assertEquals("2", chrome.text("#position"), "the place is kept, and shown");
 
     room.setAnnouncement("Payments are being fixed; back in a few minutes.");
-    chrome.untilText("#message", "Payments are being fixed; back in a few minutes.");
+    chrome.untilText("#announcement", "Payments are being fixed; back in a few minutes.");
+    assertTrue(chrome.displayed("#explanation"), "beside the pause explanation, not instead");
 
     room.setAnnouncement("");
     room.setMode(RoomMode.CLOSED);
     chrome.untilText("#title", "This sale has closed");
     chrome.untilHidden("#place");
-    assertTrue(chrome.text("#message").contains("nobody more will be let in"));
+    assertTrue(chrome.text("#explanation").contains("Nobody more will be let in"));
+    assertEquals("This sale has closed", chrome.driver().getTitle());
     assertFalse(chrome.displayed("#bar"));
     assertFalse(chrome.displayed("#estimate"));
 
     room.setMode(RoomMode.OPEN);
     chrome.untilText("#title", "You're in line");
     chrome.untilDisplayed("#place");
-    chrome.untilHidden("#message");
+    chrome.untilHidden("#explanation");
+    assertEquals("You're in line", chrome.driver().getTitle());
     assertTrue(chrome.displayed("#bar"));
     assertTrue(chrome.sameDocument(), "all of it in place, without a reload");
   }
@@ -74,6 +78,7 @@ class SaleModesBrowserTest {
     chrome.untilText("#title", "The sale opens soon");
     chrome.untilText("#estimate", "Opens in about 30 min");
     assertFalse(chrome.displayed("#place"), "no place until the draw");
-    assertTrue(chrome.text("#message").contains("drawn at random"));
+    assertTrue(chrome.text("#explanation").contains("drawn at random"));
+    assertEquals("The sale opens soon", chrome.driver().getTitle());
   }
 }

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.FakeClock;
+import dev.room.RoomMode;
 import dev.room.WaitingRoom;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.Currency;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -30,7 +32,13 @@ class WaitingPageAccessibilityTest {
     SKIP_OFFER("#skip"),
     VIP("#pass"),
     COOKIES_REQUIRED("#cookies"),
-    RECONNECTING("#reconnecting");
+    RECONNECTING("#reconnecting"),
+    PAUSED("#announcement"),
+    CLOSED("#explanation"),
+    PRESALE("#estimate"),
+    CLOSED_NEWCOMER("h1"),
+    LINE_FULL("h1"),
+    LINE_UNREACHABLE("h1");
 
     final String shownBy;
 
@@ -41,14 +49,26 @@ class WaitingPageAccessibilityTest {
     String fileName() {
       return "waiting-page-" + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
+
+    /** A page served to a new arrival that does not poll. */
+    boolean still() {
+      return this == COOKIES_REQUIRED
+          || this == CLOSED_NEWCOMER
+          || this == LINE_FULL
+          || this == LINE_UNREACHABLE;
+    }
   }
 
   private final FakeClock clock = new FakeClock(-62_135_596_799_877L);
   private Chrome chrome;
   private Site site;
+  private UnreachableLine unreachable;
 
   @AfterEach
   void tearDown() throws Exception {
+    if (unreachable != null) {
+      unreachable.down.set(false); // so the parked request can give its slot back
+    }
     Closer.closeAll(chrome, site);
   }
 
@@ -147,17 +167,38 @@ class WaitingPageAccessibilityTest {
 
   /** Serves the page in {@code scene}, at {@code width} CSS pixels, in light colours. */
   private void show(Scene scene, int width) throws Exception {
-    WaitingRoom.Builder room = WaitingRoom.builder().capacity(1).clock(clock);
+    WaitingRoom.Builder room = WaitingRoom.builder().clock(clock);
+    unreachable = null;
+    if (scene == Scene.LINE_UNREACHABLE) {
+      unreachable = new UnreachableLine(1);
+      room.line(unreachable.line);
+    } else {
+      room.capacity(1);
+    }
     if (scene == Scene.SKIP_OFFER || scene == Scene.VIP) {
-      room.rateFunction(depth -> new BigDecimal("0.50")).skipUrl(Site.SKIP_PATH);
+      room.rateFunction(depth -> new BigDecimal("27.10"))
+          .currency(Currency.getInstance("EUR"))
+          .skipUrl(Site.SKIP_PATH);
     }
     if (scene == Scene.VIP) {
       room.passDuration(Duration.ofMinutes(30));
+    }
+    if (scene == Scene.LINE_FULL) {
+      room.maxQueueDepth(2);
     }
     site = Site.start(room.build());
     site.holdSlot();
     site.queueVisitor();
     site.queueVisitor();
+    switch (scene) {
+      case PAUSED -> {
+        site.room.setMode(RoomMode.PAUSED);
+        site.room.setAnnouncement("Payments are being fixed; back in a few minutes.");
+      }
+      case PRESALE -> site.room.schedulePresale(clock.instant().plus(Duration.ofMinutes(30)));
+      case CLOSED_NEWCOMER -> site.room.setMode(RoomMode.CLOSED);
+      default -> {}
+    }
 
     chrome = scene == Scene.COOKIES_REQUIRED ? Chrome.startBlockingCookies() : Chrome.start();
     chrome.viewport(width, width < 600 ? 568 : 480);
@@ -168,7 +209,15 @@ class WaitingPageAccessibilityTest {
       chrome.driver().manage().addCookie(new Cookie("room_pass", pass, "/"));
     }
     chrome.open(site.url("/"));
-    if (scene != Scene.COOKIES_REQUIRED) {
+    if (scene == Scene.CLOSED) {
+      site.room.setMode(RoomMode.CLOSED); // a visitor in line comes back while closed
+      chrome.open(site.url("/"));
+    }
+    if (scene == Scene.LINE_UNREACHABLE) {
+      unreachable.down.set(true); // the line's store goes away while the visitor is in line
+      chrome.open(site.url("/"));
+    }
+    if (!scene.still()) {
       awaitPolls(1);
     }
     if (scene == Scene.RECONNECTING) {

@@ -205,7 +205,7 @@ class WaitingPageBrowserTest {
 
   @Test
   void serverRestartShowsReconnectingThenResumesWithTheSamePlace() throws Exception {
-    site = Site.start(room(PageKind.BUILT_IN).build());
+    site = Site.start(room(PageKind.BUILT_IN).linePersisted(true).build()); // exported, imported
     site.holdSlot();
     Browser first = site.queueVisitor();
     Browser second = site.queueVisitor();
@@ -221,12 +221,13 @@ class WaitingPageBrowserTest {
     site.stop(); // a deploy: the old process stops serving...
     chrome.untilDisplayed("#reconnecting");
     assertEquals("2", chrome.text("#position"), "the last known place stays on screen");
+    assertEquals("Reconnecting… your place is kept.", chrome.text("#reconnecting"));
     ByteArrayOutputStream saved = new ByteArrayOutputStream();
     site.room.exportTo(saved); // ...hands its line over...
     site.close();
     site = null;
 
-    WaitingRoom next = room(PageKind.BUILT_IN).build();
+    WaitingRoom next = room(PageKind.BUILT_IN).linePersisted(true).build();
     ImportStats stats = next.importFrom(new ByteArrayInputStream(saved.toByteArray()));
     assertEquals(3, stats.restored());
     restarted = Site.startOn(port, next); // ...and the new one takes over on the same address

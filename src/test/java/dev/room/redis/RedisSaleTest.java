@@ -66,6 +66,13 @@ class RedisSaleTest {
   }
 
   @Test
+  void aSharedLineKeepsPlacesAcrossARestartSoThePagesMaySaySo() {
+    assertTrue(a.linePersisted(), "a shared line outlives an instance");
+    a.setLinePersisted(false);
+    assertFalse(a.linePersisted(), "unless the operator knows better");
+  }
+
+  @Test
   void aPauseOnOneInstanceHoldsTheSharedLineForAll() {
     a.setMode(RoomMode.PAUSED);
     assertEquals(0, lineB.allowance());
