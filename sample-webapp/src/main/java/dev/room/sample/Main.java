@@ -117,6 +117,7 @@ public final class Main {
             // Step 2 — client keys: record who each ticket belongs to. The dashboard shows it;
             // removeTokensIf(t -> banned(t.clientKey())) drops a whole range at once.
             .clientKeyFunction(req -> clientIp(req, s.trustProxy))
+            .clock(s.clock)
             .build();
 
     // Step 3 — skip the line. A rate function prices each place skipped; this one surges with
@@ -175,7 +176,8 @@ public final class Main {
     ServletContextHandler context = new ServletContextHandler("/");
     context.addServlet(new ServletHolder(new ShopServlet(s.work)), "/*");
     context.addServlet(new ServletHolder(new PaymentServlet(room)), PaymentServlet.PATH + "/*");
-    context.addServlet(new ServletHolder(new AdminServlet(room, history, auth)), "/admin/*");
+    context.addServlet(
+        new ServletHolder(new AdminServlet(room, history, auth, s.clock)), "/admin/*");
     context.addServlet(new ServletHolder(new MetricsServlet(registry)), "/metrics");
     WaitingRoomFilter filter =
         new WaitingRoomFilter(room)

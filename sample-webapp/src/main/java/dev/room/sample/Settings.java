@@ -3,6 +3,7 @@ package dev.room.sample;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +36,7 @@ final class Settings {
   Duration restoreMaxAge = Duration.ofMinutes(1);
   String adminToken;
   Path adminTokenFile = Path.of("room-admin-token");
+  InstantSource clock = InstantSource.system(); // not a flag: tests move time by hand
 
   /** Thrown for {@code --help}: the caller prints {@link #usage()} and exits 0. */
   static final class HelpRequested extends Exception {
