@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Run it with {@code make run} at the repository root, or {@code java -jar
- * target/room-sample.jar --help}.
+ * target/room-sample.jar --help}; {@code make demo} runs it with a crowd of simulated visitors
+ * ({@link Demo}).
  */
 public final class Main {
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
