@@ -199,7 +199,12 @@ public final class Main {
     try {
       server.start();
     } catch (Exception e) {
-      room.close(); // e.g. the port is taken: leave no room threads behind
+      // E.g. the port is taken. The restored line was never served: put it back for the next
+      // try, and leave no room threads behind.
+      if (lineFile != null) {
+        lineFile.save(room);
+      }
+      room.close();
       throw e;
     }
     history.start();

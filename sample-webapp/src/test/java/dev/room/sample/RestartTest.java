@@ -80,6 +80,31 @@ class RestartTest {
   }
 
   @Test
+  void aStartThatCannotBindPutsTheRestoredLineBack() throws Exception {
+    Path file = dir.resolve("line.json");
+    Main.Sample before = Main.start(settings(file, Duration.ofSeconds(60)));
+    new TestBrowser(before.port()).getAsync("/");
+    await(() -> before.room().inFlight() == 1, "the slot is taken");
+    new TestBrowser(before.port()).get("/");
+    before.stop(Duration.ZERO);
+    assertTrue(Files.exists(file));
+
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, null)) {
+      Settings s = settings(file, Duration.ofMillis(50));
+      s.host = "0.0.0.0";
+      s.port = taken.getLocalPort();
+      org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> Main.start(s));
+    }
+    assertTrue(Files.exists(file), "the line is back on disk for the next start");
+    Main.Sample after = Main.start(settings(file, Duration.ofMillis(50)));
+    try {
+      assertEquals(1, after.room().liveQueueDepth(), "and restored by it");
+    } finally {
+      after.stop(Duration.ZERO);
+    }
+  }
+
+  @Test
   void anUnreadableFileIsMovedAsideAndTheShopStarts() throws Exception {
     Path file = dir.resolve("line.json");
     Files.writeString(file, "{\"format\":\"dev.room/line\",\"version\":999}");
