@@ -9,21 +9,19 @@
 #   BROWSERS=800 CAPACITY=40 bash test.sh      # a bigger crowd
 #   RESTART=0 bash test.sh                     # no restart in the middle
 #
-# Needs only a JDK (17+) and Maven. All traffic goes to 127.0.0.1.
+# Needs only a JDK (17+), Maven and make. All traffic goes to 127.0.0.1.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
-mvn_cmd="${MVN:-mvn -B -q -ntp}"
 browsers="${BROWSERS:-400}"
 capacity="${CAPACITY:-20}"
 work="${WORK:-500ms}"
 restart="${RESTART:-1}"
 port="${PORT:-8080}"
 
-echo "==> Building the library and the sample (the first run downloads dependencies)"
-$mvn_cmd -f "$root/pom.xml" -DskipTests install
-$mvn_cmd -f "$here/pom.xml" -DskipTests package
+# The Makefile's jar target: builds what changed only, with Maven's progress shown.
+make -C "$root" --no-print-directory sample-jar
 jar="$here/target/room-sample.jar"
 
 work_dir="$(mktemp -d "${TMPDIR:-/tmp}/room-sample.XXXXXX")"

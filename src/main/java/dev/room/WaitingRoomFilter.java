@@ -53,8 +53,12 @@ import java.util.function.Predicate;
  * secure-cookie}, {@code cookie-path}, {@code cookie-domain}, {@code skip-url}, {@code name},
  * {@code admission-mode} ({@code requests} or {@code sessions}), {@code session-duration}, {@code
  * session-max-duration}, {@code mode} ({@code open}, {@code queue-all}, {@code paused}, …), {@code
- * announcement} and {@code admission-rate} (per second). A bad value stops the application from
- * starting, with a message naming it.
+ * announcement} and {@code admission-rate} (per second), and {@code state-file}: an absolute path
+ * where the line is saved on {@link #destroy} (owner-only, written to a temporary file and renamed
+ * in one step) and restored on the next {@link #init} before serving, so a redeploy keeps
+ * everyone's place; an unreadable file is logged, moved aside to {@code <file>.rejected}, and the
+ * room starts with an empty line. A bad value stops the application from starting, with a message
+ * naming it.
  *
  * <p><b>Running a sale.</b> The room's {@link RoomMode} decides what happens to a gated request
  * without a live session: {@code PASSTHROUGH} lets it through without a slot (and lets a visitor in
@@ -74,6 +78,7 @@ public final class WaitingRoomFilter implements Filter {
 
   private WaitingRoom room;
   private boolean ownsRoom;
+  private StateFile stateFile; // null: the line is not kept across a redeploy
   private String statusPath; // null: the room's default
 
   /** The request attribute that carries the session id of a request admitted under a session. */
@@ -154,6 +159,22 @@ public final class WaitingRoomFilter implements Filter {
         ownsRoom = true;
       }
     }
+    String sf = params.string("state-file");
+    if (sf != null) {
+      if (!ownsRoom) {
+        throw new IllegalArgumentException(
+            "state-file needs a room built from this filter's own init-params (capacity …); for a"
+                + " room of your own, call exportTo and importFrom yourself");
+      }
+      // Before the first request: an import is refused once the room has served.
+      try {
+        stateFile = StateFile.at(sf, "WaitingRoomFilter " + config.getFilterName());
+      } catch (IllegalArgumentException e) {
+        room.close(); // start-up fails: leave no reaper behind
+        throw e;
+      }
+      stateFile.restore(room);
+    }
     if (published == null) {
       ctx.setAttribute(WaitingRoom.CONTEXT_ATTRIBUTE, room);
     }
@@ -162,6 +183,10 @@ public final class WaitingRoomFilter implements Filter {
   @Override
   public void destroy() {
     if (ownsRoom) {
+      // The container calls destroy once no request is in this filter: the export is exact.
+      if (stateFile != null) {
+        stateFile.save(room);
+      }
       room.close();
     }
   }

@@ -1,6 +1,7 @@
 package dev.room.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -156,6 +157,52 @@ class EmbeddedTomcatTest {
     await(() -> fromXml.inFlight() == 0, "the held slot is free");
     assertEquals("{\"ready\":true,\"position\":0}", status(b));
     assertEquals("app:/shop", b.get(url("/shop")).body());
+  }
+
+  @Test
+  void webXmlStateFileKeepsTheLineAcrossAReload() throws Exception {
+    Path line = baseDir.resolve("state/line.json");
+    Path webInf = Files.createDirectories(baseDir.resolve("webapp/WEB-INF"));
+    Files.writeString(
+        webInf.resolve("web.xml"),
+        WEB_XML.replace(
+            "<init-param><param-name>token-ttl</param-name>",
+            "<init-param><param-name>state-file</param-name><param-value>"
+                + line
+                + "</param-value></init-param>\n"
+                + "          <init-param><param-name>token-ttl</param-name>"));
+    HoldServlet.reset();
+    tomcat = new Tomcat();
+    tomcat.setBaseDir(baseDir.toString());
+    tomcat.setHostname("127.0.0.1");
+    tomcat.setPort(0);
+    tomcat.getConnector().setProperty("address", "127.0.0.1");
+    tomcat.setAddDefaultWebXmlToWebapp(false);
+    Context ctx = tomcat.addWebapp("", baseDir.resolve("webapp").toString());
+    StandardJarScanner scanner = new StandardJarScanner();
+    scanner.setScanClassPath(false);
+    ctx.setJarScanner(scanner);
+    tomcat.start();
+
+    PlainCookieBrowser a = new PlainCookieBrowser();
+    CompletableFuture<HttpResponse<String>> held = async(a, "/hold");
+    assertTrue(HoldServlet.entered.tryAcquire(10, TimeUnit.SECONDS), "first request runs");
+    PlainCookieBrowser b = new PlainCookieBrowser();
+    PlainCookieBrowser c = new PlainCookieBrowser();
+    assertTrue(b.get(url("/shop")).body().contains("aria-live"), "b waits");
+    assertTrue(c.get(url("/shop")).body().contains("aria-live"), "c waits");
+    HoldServlet.release.countDown();
+    held.join();
+
+    ctx.reload(); // a redeploy: destroy saves the line, the new filter's init restores it
+    assertFalse(Files.exists(line), "restored, then deleted");
+    WaitingRoom after =
+        (WaitingRoom) ctx.getServletContext().getAttribute(WaitingRoom.CONTEXT_ATTRIBUTE);
+    assertEquals(2, after.liveQueueDepth(), "b and c kept their places");
+    assertTrue(status(b).startsWith("{\"ready\":true"), "b is first, as before");
+    assertEquals("app:/shop", b.get(url("/shop")).body());
+    await(() -> after.inFlight() == 0, "b's request is done");
+    assertTrue(status(c).startsWith("{\"ready\":true"), "then c");
   }
 
   /** The README's web.xml, with a servlet standing in for the application. */

@@ -2,7 +2,9 @@ package dev.room.sample;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.room.CapacityController;
 import dev.room.Event;
+import dev.room.RoomMode;
 import dev.room.TicketInfo;
 import dev.room.TokenNotFoundException;
 import dev.room.WaitingRoom;
@@ -15,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,9 +37,20 @@ import java.util.Map;
  * POST /admin/api/front            {"id": "…"}                → {"moved": true}
  * POST /admin/api/rank             {"id": "…", "rank": 2}     → {"moved": true}
  * POST /admin/api/capacity         {"capacity": 50}           → {"capacity": 50}
+ * POST /admin/api/mode             {"mode": "paused"}         → {"mode": "PAUSED"}
+ *                                  (open, queue-all, paused, passthrough, closed)
+ * POST /admin/api/announcement     {"text": "Back at 10:05"}  → {"announcement": "…"} ("" clears)
+ * POST /admin/api/admission-rate   {"perSecond": 2.5}         → {"admissionRate": 2.5} (0 = off)
+ * POST /admin/api/presale          {"inSeconds": 600} or {"opensAt": "2030-01-01T10:00:00Z"}
+ *                                  or {"cancel": true}        → the "presale" of the state
+ * POST /admin/api/controller       {"adaptive": true, "min": 1, "max": 40} or {"adaptive": false}
+ *                                                             → the "controller" of the state
  * </pre>
  *
- * POSTs must be {@code application/json}, which a cross-site form cannot send: together with the
+ * <p>The state's {@code presale} carries the opening, the seed's SHA-256 (publish it before the
+ * opening) and, once the draw took place, the seed itself, so anyone can check the order.
+ *
+ * <p>POSTs must be {@code application/json}, which a cross-site form cannot send: together with the
  * SameSite=Strict login cookie that keeps other sites from acting on an operator's behalf.
  */
 final class AdminServlet extends HttpServlet {
@@ -49,6 +63,7 @@ final class AdminServlet extends HttpServlet {
 
   private final transient WaitingRoom room;
   private final transient RoomHistory history;
+  private final transient InstantSource clock;
   private final transient AdminAuth auth;
   private final transient ObjectMapper json = new ObjectMapper();
   private final transient byte[] dashboard = resource("admin.html");
@@ -64,7 +79,15 @@ final class AdminServlet extends HttpServlet {
         }
       };
 
+  /** The adaptive controller's bounds while the dashboard has one on; null when off. */
+  private volatile int[] controller;
+
   AdminServlet(WaitingRoom room, RoomHistory history, AdminAuth auth) {
+    this(room, history, auth, InstantSource.system());
+  }
+
+  AdminServlet(WaitingRoom room, RoomHistory history, AdminAuth auth, InstantSource clock) {
+    this.clock = clock;
     this.room = room;
     this.history = history;
     this.auth = auth;
@@ -151,8 +174,38 @@ final class AdminServlet extends HttpServlet {
           }
           write(res, 200, Map.of("moved", room.setTicketRank(token(body), rank.asInt())));
         }
+        case "/api/mode" -> {
+          room.setMode(mode(body.path("mode").asText("")));
+          write(res, 200, Map.of("mode", room.mode().name()));
+        }
+        case "/api/announcement" -> {
+          JsonNode text = body.path("text");
+          if (!text.isTextual()) {
+            throw new IllegalArgumentException("text must be a string (\"\" clears it)");
+          }
+          room.setAnnouncement(text.asText());
+          write(res, 200, Map.of("announcement", room.announcement()));
+        }
+        case "/api/admission-rate" -> {
+          JsonNode rate = body.path("perSecond");
+          if (!rate.isNumber()) {
+            throw new IllegalArgumentException("perSecond must be a number (0 = unlimited)");
+          }
+          room.setAdmissionRate(rate.asDouble());
+          write(res, 200, Map.of("admissionRate", room.admissionRate()));
+        }
+        case "/api/presale" -> {
+          room.schedulePresale(opensAt(body));
+          write(res, 200, presale());
+        }
+        case "/api/controller" -> {
+          setController(body);
+          write(res, 200, controllerState());
+        }
         default -> write(res, 404, Map.of("error", "no such endpoint"));
       }
+    } catch (PresaleDrawn e) {
+      write(res, 409, Map.of("error", e.getMessage()));
     } catch (UnknownId | TokenNotFoundException e) {
       write(res, 404, Map.of("error", "that client is no longer in line; refresh the list"));
     } catch (IllegalArgumentException e) {
@@ -160,6 +213,74 @@ final class AdminServlet extends HttpServlet {
     } catch (IllegalStateException e) {
       write(res, 409, Map.of("error", "that client is already being let in"));
     }
+  }
+
+  private static RoomMode mode(String name) {
+    try {
+      return RoomMode.valueOf(name.strip().toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "mode must be one of open, queue-all, paused, passthrough, closed; was '" + name + "'",
+          e);
+    }
+  }
+
+  /** The opening a presale body asks for; null to cancel. */
+  private Instant opensAt(JsonNode body) {
+    if (room.presaleSeed().isPresent()) {
+      throw new PresaleDrawn();
+    }
+    if (body.path("cancel").asBoolean(false)) {
+      return null;
+    }
+    JsonNode in = body.path("inSeconds");
+    JsonNode at = body.path("opensAt");
+    Instant opensAt;
+    if (in.canConvertToLong()) {
+      opensAt = clock.instant().plusSeconds(in.asLong());
+    } else if (at.isTextual()) {
+      try {
+        opensAt = Instant.parse(at.asText());
+      } catch (java.time.format.DateTimeParseException e) {
+        throw new IllegalArgumentException("opensAt must be an ISO-8601 instant", e);
+      }
+    } else {
+      throw new IllegalArgumentException("send inSeconds, opensAt or cancel");
+    }
+    return opensAt;
+  }
+
+  private void setController(JsonNode body) {
+    JsonNode on = body.path("adaptive");
+    if (!on.isBoolean()) {
+      throw new IllegalArgumentException("adaptive must be true or false");
+    }
+    if (!on.asBoolean()) {
+      room.setCapacityController(null);
+      controller = null;
+      return;
+    }
+    int min = body.path("min").asInt(1);
+    int max = body.path("max").asInt(Math.max(10, room.capacity() * 4));
+    room.setCapacityController(CapacityController.adaptive(min, max)); // checks the bounds
+    controller = new int[] {min, max};
+  }
+
+  private Map<String, Object> presale() {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("opensAt", room.presaleOpensAt().map(Instant::toString).orElse(null));
+    p.put("seedHash", room.presaleSeedHash());
+    p.put("seed", room.presaleSeed().orElse(null));
+    return p;
+  }
+
+  private Map<String, Object> controllerState() {
+    int[] c = controller;
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("adaptive", c != null);
+    out.put("min", c == null ? null : c[0]);
+    out.put("max", c == null ? null : c[1]);
+    return out;
   }
 
   private void logIn(HttpServletRequest req, HttpServletResponse res, String token)
@@ -183,6 +304,13 @@ final class AdminServlet extends HttpServlet {
     out.put("utilizationSmoothed", room.utilizationSmoothed());
     out.put("maxQueueDepth", room.maxQueueDepth());
     out.put("admittedPerSecond", history.admittedPerSecond());
+    out.put("mode", room.mode().name());
+    out.put("announcement", room.announcement());
+    out.put("admissionRate", room.admissionRate());
+    double measured = room.measuredAdmissionRate();
+    out.put("measuredAdmissionRate", Double.isNaN(measured) ? null : measured);
+    out.put("presale", presale());
+    out.put("controller", controllerState());
     Map<String, Long> totals = new LinkedHashMap<>();
     for (Event e : List.of(Event.ENTER, Event.QUEUE, Event.EVICT, Event.TIMEOUT)) {
       totals.put(e.name().toLowerCase(java.util.Locale.ROOT), history.total(e));
@@ -201,7 +329,7 @@ final class AdminServlet extends HttpServlet {
     h.put("capacity", s.capacity);
     out.put("history", h);
 
-    Instant now = Instant.now();
+    Instant now = clock.instant();
     List<Map<String, Object>> line = new ArrayList<>();
     for (TicketInfo t : room.queue(limit)) {
       String id = auth.opaqueId(t.token());
@@ -293,6 +421,15 @@ final class AdminServlet extends HttpServlet {
       return in.readAllBytes();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The pre-sale was drawn: it can be neither moved nor cancelled. */
+  private static final class PresaleDrawn extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    PresaleDrawn() {
+      super("the pre-sale draw already took place", null, false, false);
     }
   }
 

@@ -17,6 +17,8 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,9 +37,12 @@ final class LineFile {
       PosixFilePermissions.fromString("rw-------");
 
   private final Path file;
+  private final Duration maxAge;
 
-  LineFile(Path file) {
+  /** A line file; a saved line older than {@code maxAge} is not restored ({@code ZERO}: any). */
+  LineFile(Path file, Duration maxAge) {
     this.file = file.toAbsolutePath();
+    this.maxAge = maxAge;
   }
 
   Path path() {
@@ -48,6 +53,20 @@ final class LineFile {
   void restore(WaitingRoom room) throws IOException {
     if (!Files.exists(file)) {
       LOG.info("No saved line at {}: starting with an empty one", file);
+      return;
+    }
+    // A line saved long ago is from a past session (yesterday's run of the sample, say): its
+    // visitors are gone, and restoring them would make a fresh tab wait behind nobody. A restart
+    // for a deploy takes seconds; its line is restored.
+    Duration age = Duration.between(Files.getLastModifiedTime(file).toInstant(), Instant.now());
+    if (!maxAge.isZero() && age.compareTo(maxAge) > 0) {
+      Files.delete(file);
+      LOG.info(
+          "Saved line at {} is {} s old (more than --restore-max-age {} s): from a past session,"
+              + " not restored; deleted. Starting with an empty line",
+          file,
+          age.toSeconds(),
+          maxAge.toSeconds());
       return;
     }
     try (InputStream in = Files.newInputStream(file)) {

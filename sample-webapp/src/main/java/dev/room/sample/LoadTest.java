@@ -75,6 +75,19 @@ public final class LoadTest {
             .build();
   }
 
+  /**
+   * The HTTP side only, for {@link Demo}'s crowd: browsers made with it poll every {@code poll},
+   * until {@code lifetime} from now.
+   */
+  static LoadTest client(String url, Duration poll, Duration lifetime) {
+    Options o = new Options();
+    o.url = url;
+    o.poll = poll;
+    o.deadline = lifetime;
+    o.adminToken = null;
+    return new LoadTest(o);
+  }
+
   public static void main(String[] args) throws Exception {
     Options o = Options.parse(args);
     if (o == null) {

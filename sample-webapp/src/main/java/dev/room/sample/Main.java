@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Run it with {@code make run} at the repository root, or {@code java -jar
- * target/room-sample.jar --help}.
+ * target/room-sample.jar --help}; {@code make demo} runs it with a crowd of simulated visitors
+ * ({@link Demo}).
  */
 public final class Main {
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
@@ -71,13 +72,31 @@ public final class Main {
     // Step 9 — save the line on shutdown (Ctrl-C, SIGTERM, a rolling restart): the hook stops
     // Jetty, waits for the requests in flight, and only then exports, so the file is an exact
     // snapshot. The next start restores it (step 7) and nobody loses their place.
-    Runtime.getRuntime().addShutdownHook(new Thread(sample::stop, "room-sample-shutdown"));
+    onShutdown(sample::stop);
 
     String base = "http://" + displayHost(settings.host) + ":" + sample.port();
     LOG.info("Shop:      {}/   (open several tabs, or run sample-webapp/test.sh)", base);
     LOG.info("Dashboard: {}/admin   ({})", base, sample.admin().howToLogIn());
     LOG.info("Metrics:   {}/metrics", base);
     sample.join();
+  }
+
+  /**
+   * Runs {@code stop} on Ctrl-C or SIGTERM, then exits 0: a stop that went as planned is a success,
+   * not the 130 or 143 the JVM would report, which make and shells print as an error.
+   */
+  static void onShutdown(Runnable stop) {
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  stop.run();
+                  LOG.info("Stopped");
+                  System.out.flush();
+                  System.err.flush();
+                  Runtime.getRuntime().halt(0);
+                },
+                "room-sample-shutdown"));
   }
 
   /** Builds the room and the server, restores the saved line, and starts serving. */
@@ -99,6 +118,7 @@ public final class Main {
             // Step 2 — client keys: record who each ticket belongs to. The dashboard shows it;
             // removeTokensIf(t -> banned(t.clientKey())) drops a whole range at once.
             .clientKeyFunction(req -> clientIp(req, s.trustProxy))
+            .clock(s.clock)
             .build();
 
     // Step 3 — skip the line. A rate function prices each place skipped; this one surges with
@@ -131,7 +151,7 @@ public final class Main {
         Event.FULL,
         e -> LOG.info("Room full: {} in flight, {} waiting", e.occupancy(), e.queueDepth()));
     room.on(Event.DRAIN, e -> LOG.info("Room has free slots again: {} waiting", e.queueDepth()));
-    room.on(Event.PROMOTE, e -> LOG.info("Promoted a client: {} waiting", e.queueDepth()));
+    room.on(Event.PROMOTE, e -> LOG.debug("Promoted a client: {} waiting", e.queueDepth()));
     room.on(Event.REJECT, e -> LOG.debug("Line full: turned away {}", keyOf(e.clientKey())));
 
     // Step 6 — metrics. RoomMetrics is a Micrometer MeterBinder shipped with the library
@@ -144,7 +164,7 @@ public final class Main {
     // Step 7 — restore the line the last shutdown saved, BEFORE serving: an import is refused
     // once the room has seen traffic. Settings come first (step 1), because the import judges
     // staleness with this room's TTL and grace.
-    LineFile lineFile = s.stateFile == null ? null : new LineFile(s.stateFile);
+    LineFile lineFile = s.stateFile == null ? null : new LineFile(s.stateFile, s.restoreMaxAge);
     if (lineFile != null) {
       lineFile.restore(room);
     }
@@ -157,7 +177,8 @@ public final class Main {
     ServletContextHandler context = new ServletContextHandler("/");
     context.addServlet(new ServletHolder(new ShopServlet(s.work)), "/*");
     context.addServlet(new ServletHolder(new PaymentServlet(room)), PaymentServlet.PATH + "/*");
-    context.addServlet(new ServletHolder(new AdminServlet(room, history, auth)), "/admin/*");
+    context.addServlet(
+        new ServletHolder(new AdminServlet(room, history, auth, s.clock)), "/admin/*");
     context.addServlet(new ServletHolder(new MetricsServlet(registry)), "/metrics");
     WaitingRoomFilter filter =
         new WaitingRoomFilter(room)
@@ -175,7 +196,17 @@ public final class Main {
     server.addConnector(http);
     // Graceful stop: stop accepting, let requests in flight finish (up to 10 s), then stop.
     server.setHandler(new GracefulHandler(context));
-    server.start();
+    try {
+      server.start();
+    } catch (Exception e) {
+      // E.g. the port is taken. The restored line was never served: put it back for the next
+      // try, and leave no room threads behind.
+      if (lineFile != null) {
+        lineFile.save(room);
+      }
+      room.close();
+      throw e;
+    }
     history.start();
 
     Sample sample = new Sample(server, http, room, history, lineFile, auth);
@@ -227,6 +258,20 @@ public final class Main {
     for (String line : s.describe()) {
       LOG.info("{}", line);
     }
+  }
+
+  private static boolean timedOut(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.util.concurrent.TimeoutException) {
+        return true;
+      }
+      for (Throwable s : t.getSuppressed()) {
+        if (timedOut(s)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** A running sample: its server, room and the pieces the shutdown needs. */
@@ -285,7 +330,13 @@ public final class Main {
       try {
         server.stop();
       } catch (Exception e) {
-        LOG.warn("Jetty did not stop cleanly", e);
+        if (timedOut(e)) {
+          // Expected when requests outlast the grace (a slow page, a long poll): one line, not a
+          // stack trace. They were cut off; the line is saved all the same.
+          LOG.info("Requests still running after {} ms were cut off", grace.toMillis());
+        } else {
+          LOG.warn("Jetty did not stop cleanly", e);
+        }
       }
       history.close();
       if (lineFile != null) {

@@ -3,6 +3,7 @@ package dev.room.sample;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +33,10 @@ final class Settings {
   boolean trustProxy;
   boolean secureCookie;
   Path stateFile = Path.of("room-line.json");
+  Duration restoreMaxAge = Duration.ofMinutes(1);
   String adminToken;
   Path adminTokenFile = Path.of("room-admin-token");
+  InstantSource clock = InstantSource.system(); // not a flag: tests move time by hand
 
   /** Thrown for {@code --help}: the caller prints {@link #usage()} and exits 0. */
   static final class HelpRequested extends Exception {
@@ -142,6 +145,13 @@ final class Settings {
               "line saved here on shutdown, restored on start; 'none' = off (default room-line.json)",
               (s, v) -> s.stateFile = v.isEmpty() || v.equals("none") ? null : Path.of(v)),
           new Option(
+              "restore-max-age",
+              "ROOM_RESTORE_MAX_AGE",
+              "TIME",
+              "a saved line older than this is from a past session and not restored; 0 = any age"
+                  + " (default 1m)",
+              (s, v) -> s.restoreMaxAge = duration("restore-max-age", v)),
+          new Option(
               "admin-token",
               "ROOM_ADMIN_TOKEN",
               "TOKEN",
@@ -156,7 +166,11 @@ final class Settings {
 
   /** Reads {@code env}, then {@code args} over it. */
   static Settings parse(String[] args, Map<String, String> env) throws HelpRequested {
-    Settings s = new Settings();
+    return parse(args, env, new Settings());
+  }
+
+  /** As {@link #parse(String[], Map)}, over {@code s}'s values instead of the defaults. */
+  static Settings parse(String[] args, Map<String, String> env, Settings s) throws HelpRequested {
     for (Option o : OPTIONS) {
       String v = env.get(o.env());
       if (v != null && !v.isBlank()) {
@@ -292,7 +306,13 @@ final class Settings {
             + maxQueueDepth);
     out.add(
         "rate=" + rate + " surge=" + surge + " pass-duration=" + passDuration.toMinutes() + "m");
-    out.add("page=" + page + " state-file=" + (stateFile == null ? "none" : stateFile));
+    out.add(
+        "page="
+            + page
+            + " state-file="
+            + (stateFile == null
+                ? "none"
+                : stateFile + " restore-max-age=" + restoreMaxAge.toSeconds() + "s"));
     return out;
   }
 }

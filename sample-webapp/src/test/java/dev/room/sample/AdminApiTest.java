@@ -3,14 +3,21 @@ package dev.room.sample;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.room.RoomMode;
 import dev.room.WaitingRoom;
 import java.net.http.HttpResponse;
+import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +33,7 @@ class AdminApiTest {
   private static final String BEARER = "Bearer " + TOKEN;
   private final ObjectMapper json = new ObjectMapper();
 
+  private final MovableClock clock = new MovableClock();
   private Main.Sample sample;
   private WaitingRoom room;
   private TestBrowser first;
@@ -41,6 +49,7 @@ class AdminApiTest {
     s.work = Duration.ofSeconds(60); // the first request holds the only slot for the whole test
     s.stateFile = null;
     s.adminToken = TOKEN;
+    s.clock = clock;
     sample = Main.start(s);
     room = sample.room();
 
@@ -154,6 +163,126 @@ class AdminApiTest {
   }
 
   @Test
+  void modeSwitchesEveryWayAndBadModesAreRefused() throws Exception {
+    assertEquals("OPEN", state().path("mode").asText());
+    for (String m : List.of("paused", "queue-all", "closed", "passthrough", "open")) {
+      HttpResponse<String> res = post("/admin/api/mode", "{\"mode\":\"" + m + "\"}");
+      assertEquals(200, res.statusCode(), res.body());
+      String name = m.toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+      assertEquals("{\"mode\":\"" + name + "\"}", res.body());
+      assertEquals(RoomMode.valueOf(name), room.mode());
+      assertEquals(name, state().path("mode").asText());
+      if (m.equals("paused")) {
+        assertEquals("paused", json.readTree(b.get("/queue/status").body()).path("state").asText());
+      }
+    }
+    HttpResponse<String> bad = post("/admin/api/mode", "{\"mode\":\"sold-out\"}");
+    assertEquals(400, bad.statusCode());
+    assertTrue(bad.body().contains("queue-all"), "names the modes: " + bad.body());
+    assertEquals(RoomMode.OPEN, room.mode());
+  }
+
+  @Test
+  void announcementIsSetShownToVisitorsAndCleared() throws Exception {
+    HttpResponse<String> res = post("/admin/api/announcement", "{\"text\":\"Back at 10:05\"}");
+    assertEquals("{\"announcement\":\"Back at 10:05\"}", res.body());
+    assertEquals("Back at 10:05", room.announcement());
+    assertEquals("Back at 10:05", state().path("announcement").asText());
+    assertEquals(
+        "Back at 10:05", json.readTree(b.get("/queue/status").body()).path("message").asText());
+    assertEquals(200, post("/admin/api/announcement", "{\"text\":\"\"}").statusCode());
+    assertEquals("", room.announcement());
+    assertEquals(400, post("/admin/api/announcement", "{\"text\":5}").statusCode());
+    String tooLong = "x".repeat(1001);
+    assertEquals(
+        400, post("/admin/api/announcement", "{\"text\":\"" + tooLong + "\"}").statusCode());
+    assertEquals("", room.announcement());
+  }
+
+  @Test
+  void admissionRateIsSetAndCheckedAndZeroTurnsItOff() throws Exception {
+    assertEquals(
+        "{\"admissionRate\":2.5}", post("/admin/api/admission-rate", "{\"perSecond\":2.5}").body());
+    assertEquals(2.5, room.admissionRate());
+    assertEquals(2.5, state().path("admissionRate").asDouble());
+    assertEquals(400, post("/admin/api/admission-rate", "{\"perSecond\":-1}").statusCode());
+    assertEquals(400, post("/admin/api/admission-rate", "{\"perSecond\":\"fast\"}").statusCode());
+    assertEquals(2.5, room.admissionRate());
+    assertEquals(200, post("/admin/api/admission-rate", "{\"perSecond\":0}").statusCode());
+    assertEquals(0.0, room.admissionRate());
+  }
+
+  @Test
+  void presalePublishesItsSeedHashThenRevealsTheSeedOnceDrawn() throws Exception {
+    JsonNode none = state().path("presale");
+    assertTrue(none.path("opensAt").isNull());
+    assertEquals("", none.path("seedHash").asText());
+
+    JsonNode p = json.readTree(post("/admin/api/presale", "{\"inSeconds\":600}").body());
+    assertEquals(clock.instant().plusSeconds(600).toString(), p.path("opensAt").asText());
+    String hash = p.path("seedHash").asText();
+    assertEquals(64, hash.length(), "a SHA-256 to publish: " + p);
+    assertTrue(p.path("seed").isNull(), "the seed stays secret until the draw");
+    assertEquals(hash, state().path("presale").path("seedHash").asText());
+    assertTrue(room.presaleOpensAt().isPresent());
+
+    assertEquals(200, post("/admin/api/presale", "{\"cancel\":true}").statusCode());
+    assertTrue(room.presaleOpensAt().isEmpty(), "cancelled before the draw");
+    assertEquals(400, post("/admin/api/presale", "{\"inSeconds\":-5}").statusCode(), "past");
+    assertEquals(400, post("/admin/api/presale", "{}").statusCode());
+    String at = clock.instant().plusSeconds(60).toString();
+    p = json.readTree(post("/admin/api/presale", "{\"opensAt\":\"" + at + "\"}").body());
+    assertEquals(at, p.path("opensAt").asText());
+    hash = p.path("seedHash").asText();
+
+    clock.advance(Duration.ofSeconds(61));
+    b.get("/queue/status"); // the room draws on its first call after the opening
+    JsonNode drawn = state().path("presale");
+    String seed = drawn.path("seed").asText();
+    assertEquals(64, seed.length(), "revealed: " + drawn);
+    assertEquals(hash, sha256Hex(HexFormat.of().parseHex(seed)), "the seed matches its hash");
+    assertEquals(409, post("/admin/api/presale", "{\"cancel\":true}").statusCode(), "drawn");
+  }
+
+  @Test
+  void capacityControllerTurnsOnWithItsBoundsAndOff() throws Exception {
+    JsonNode off = state().path("controller");
+    assertFalse(off.path("adaptive").asBoolean());
+    assertEquals(
+        "{\"adaptive\":true,\"min\":1,\"max\":40}",
+        post("/admin/api/controller", "{\"adaptive\":true,\"min\":1,\"max\":40}").body());
+    assertNotNull(room.capacityController());
+    assertTrue(state().path("controller").path("adaptive").asBoolean());
+    assertEquals(
+        400, post("/admin/api/controller", "{\"adaptive\":true,\"min\":5,\"max\":2}").statusCode());
+    assertEquals(400, post("/admin/api/controller", "{\"adaptive\":\"yes\"}").statusCode());
+    assertEquals(40, state().path("controller").path("max").asInt(), "a refused change keeps it");
+    assertEquals(200, post("/admin/api/controller", "{\"adaptive\":false}").statusCode());
+    assertNull(room.capacityController());
+    assertFalse(state().path("controller").path("adaptive").asBoolean());
+  }
+
+  @Test
+  void theDashboardHasEverySaleControlAndFitsASmallScreen() throws Exception {
+    String page = new TestBrowser(sample.port()).get("/admin", "Authorization", BEARER).body();
+    for (String id :
+        List.of(
+            "mode-form",
+            "announcement-form",
+            "rate-form",
+            "presale-form",
+            "presale-hash",
+            "presale-seed",
+            "controller-form",
+            "capacity-form")) {
+      assertTrue(page.contains("id=\"" + id + "\""), id);
+    }
+    assertTrue(page.contains("width=device-width"), "mobile viewport");
+    assertTrue(page.contains(".table-wrap { overflow-x:auto"), "the table scrolls in its own box");
+    assertTrue(page.contains("<div class=\"table-wrap\""), "around the line table");
+  }
+
+  @Test
   void unknownIdsAndBadBodiesAreRefused() throws Exception {
     assertEquals(404, post("/admin/api/front", "{\"id\":\"not-an-id\"}").statusCode());
     assertEquals(400, post("/admin/api/front", "[1,2]").statusCode());
@@ -221,6 +350,29 @@ class AdminApiTest {
 
   private HttpResponse<String> post(String path, String body) throws Exception {
     return api().post(path, "application/json", body, "Authorization", BEARER);
+  }
+
+  private static String sha256Hex(byte[] bytes) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+  }
+
+  /** The room's clock, moved by hand so a pre-sale can open without waiting for it. */
+  private static final class MovableClock implements InstantSource {
+    private final AtomicLong millis = new AtomicLong(System.currentTimeMillis());
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(millis.get());
+    }
+
+    @Override
+    public long millis() {
+      return millis.get();
+    }
+
+    void advance(Duration d) {
+      millis.addAndGet(d.toMillis());
+    }
   }
 
   private static void await(BooleanSupplier condition, String what) {

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
@@ -50,6 +52,53 @@ class RestartTest {
       await(() -> after.room().inFlight() == 0, "b's request is done");
       await(() -> after.room().queueDepth() == 0, "c is next");
       assertTrue(c.get("/").body().contains(ShopServlet.MARKER), "c is in, in turn");
+    } finally {
+      after.stop(Duration.ZERO);
+    }
+  }
+
+  @Test
+  void aLineSavedLongerAgoThanTheMaxAgeIsFromAPastSessionAndNotRestored() throws Exception {
+    Path file = dir.resolve("line.json");
+    Main.Sample before = Main.start(settings(file, Duration.ofSeconds(60)));
+    TestBrowser holder = new TestBrowser(before.port());
+    holder.getAsync("/");
+    await(() -> before.room().inFlight() == 1, "the slot is taken");
+    new TestBrowser(before.port()).get("/");
+    assertEquals(1, before.room().queueDepth());
+    before.stop(Duration.ZERO);
+    Files.setLastModifiedTime(
+        file, FileTime.from(Instant.now().minus(Duration.ofMinutes(1)).minusSeconds(5)));
+
+    Main.Sample after = Main.start(settings(file, Duration.ofMillis(50)));
+    try {
+      assertEquals(0, after.room().liveQueueDepth(), "yesterday's visitors are not put back");
+      assertFalse(Files.exists(file), "and the stale file is gone");
+    } finally {
+      after.stop(Duration.ZERO);
+    }
+  }
+
+  @Test
+  void aStartThatCannotBindPutsTheRestoredLineBack() throws Exception {
+    Path file = dir.resolve("line.json");
+    Main.Sample before = Main.start(settings(file, Duration.ofSeconds(60)));
+    new TestBrowser(before.port()).getAsync("/");
+    await(() -> before.room().inFlight() == 1, "the slot is taken");
+    new TestBrowser(before.port()).get("/");
+    before.stop(Duration.ZERO);
+    assertTrue(Files.exists(file));
+
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, null)) {
+      Settings s = settings(file, Duration.ofMillis(50));
+      s.host = "0.0.0.0";
+      s.port = taken.getLocalPort();
+      org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> Main.start(s));
+    }
+    assertTrue(Files.exists(file), "the line is back on disk for the next start");
+    Main.Sample after = Main.start(settings(file, Duration.ofMillis(50)));
+    try {
+      assertEquals(1, after.room().liveQueueDepth(), "and restored by it");
     } finally {
       after.stop(Duration.ZERO);
     }
