@@ -1,9 +1,12 @@
 package dev.room.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.room.WaitingRoom;
 import dev.room.spring.shop.ShopApplication;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -106,12 +109,29 @@ class StartupFailureTest {
 
   @Test
   void aBadValueFailsNamingItsProperty() {
-    RoomConfigurationException e = startFails("room.capacity=5", "room.token-ttl=10s");
-    assertThat(e.getMessage()).startsWith("room.token-ttl is invalid:");
-    assertThat(startFails("room.capacity=5", "room.bypass-paths=static").getMessage())
-        .startsWith("room.bypass-paths is invalid:");
-    assertThat(startFails("room.capacity=5", "room.name=Not A Name").getMessage())
-        .startsWith("room.name is invalid:");
+    RoomConfigurationException e = startFails("room.capacity=5", "room.bypass-paths=static");
+    assertThat(e.getMessage()).startsWith("room.bypass-paths is invalid:");
+    // The same messages, without starting an application each time:
+    assertThat(badValue("room.token-ttl", Duration.ofSeconds(10)).getMessage())
+        .isEqualTo(
+            "room.token-ttl is invalid: tokenTtl must be ZERO or between PT30S and PT24H, was PT10S");
+    // The builder checks the name only when it builds; its message still finds the property.
+    RoomConfigurationException name = badValue("room.name", "Not A Name");
+    assertThat(name.getMessage()).startsWith("room.name is invalid: name must be");
+    assertThat(name.action()).isEqualTo("Change room.name in your application properties.");
+  }
+
+  private static RoomConfigurationException badValue(String property, Object value) {
+    RoomProperties p = new RoomProperties();
+    p.setCapacity(5);
+    switch (property) {
+      case "room.token-ttl" -> p.setTokenTtl((Duration) value);
+      case "room.name" -> p.setName((String) value);
+      default -> throw new IllegalArgumentException(property);
+    }
+    Throwable t = catchThrowable(() -> RoomFactory.build(p, List.of(), WorkerThreads.UNLIMITED));
+    assertThat(t).isInstanceOf(RoomConfigurationException.class);
+    return (RoomConfigurationException) t;
   }
 
   @Test
