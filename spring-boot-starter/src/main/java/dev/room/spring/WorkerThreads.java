@@ -111,7 +111,7 @@ final class WorkerThreads {
     }
     String[] factories = beans.getBeanNamesForType(ServletWebServerFactory.class, true, false);
     if (factories.length != 1) {
-      return UNLIMITED; // a WAR on an outside server, or more than one: not ours to size
+      return UNLIMITED; // none, or several: no one pool to size against
     }
     Class<?> type = beans.getType(factories[0]);
     if (is(type, "org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory")) {
