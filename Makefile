@@ -7,6 +7,7 @@ test: axe
 	$(MVN) verify
 	$(MVN) -q jar:jar install:install
 	$(MVN) -f sample-webapp/pom.xml verify
+	$(MVN) -f spring-boot-starter/pom.xml verify
 
 # axe-core for the browser tests' accessibility audit (src/test/java/dev/room/e2e). Without npm the
 # audit is skipped locally; under CI=true the tests fail instead.
