@@ -174,6 +174,7 @@ public final class WaitingRoomFilter implements Filter {
         throw e;
       }
       stateFile.restore(room);
+      room.setLinePersisted(true); // the line outlives a redeploy, so the page may say so
     }
     if (published == null) {
       ctx.setAttribute(WaitingRoom.CONTEXT_ATTRIBUTE, room);

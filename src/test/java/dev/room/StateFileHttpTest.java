@@ -56,6 +56,7 @@ class StateFileHttpTest {
       jetty.context().start(); // redeploy: a new filter instance restores it before serving
       WaitingRoom after = room(jetty);
       assertEquals(2, after.liveQueueDepth(), "both are back in line");
+      assertTrue(after.linePersisted(), "a state-file line is kept, and the page may say so");
       assertFalse(Files.exists(file), "restored once, then deleted");
       String first = b.get(jetty.url("/queue/status"), "application/json").body();
       assertTrue(first.startsWith("{\"ready\":true"), "b first, as before: " + first);
