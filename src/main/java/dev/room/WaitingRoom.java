@@ -70,6 +70,7 @@ public final class WaitingRoom implements AutoCloseable {
   private final Reaper reaper;
   private final Smoother utilization = new Smoother(10_000);
   private final Sale sale;
+  private final Object edges = new Object();
   private volatile boolean full;
 
   private volatile Duration tokenTtl = DEFAULT_TOKEN_TTL;
@@ -95,7 +96,10 @@ public final class WaitingRoom implements AutoCloseable {
     b.apply(this);
     sale.start(clock.millis());
     this.policy = buildPolicy();
-    this.reaper = new Reaper("", this::evictExpired, this::reaperCadenceMillis);
+    this.reaper =
+        b.reaperTimer == null
+            ? new Reaper("", this::evictExpired, this::reaperCadenceMillis)
+            : new Reaper(this::evictExpired, this::reaperCadenceMillis, b.reaperTimer);
   }
 
   /** Creates a room with {@code capacity} slots and default settings. */
@@ -113,11 +117,7 @@ public final class WaitingRoom implements AutoCloseable {
   /** Sets the number of slots (≥ 1). Growing admits waiting clients at once. */
   public void setCapacity(int capacity) {
     line.setCapacity(Checks.capacity(capacity), clock.millis());
-    if (!full && line.freeSlots() <= 0 && line.inFlight() > 0) {
-      full = true;
-      fire(Event.FULL, "", "", false);
-    }
-    drained();
+    edge();
   }
 
   public int capacity() {
@@ -816,8 +816,7 @@ public final class WaitingRoom implements AutoCloseable {
       fire(Event.ENTER, "", "", false);
     }
     if (!full && line.freeSlots() <= 0) {
-      full = true;
-      fire(Event.FULL, "", "", false);
+      edge();
     }
   }
 
@@ -850,8 +849,29 @@ public final class WaitingRoom implements AutoCloseable {
   /** Fires DRAIN when a slot is free again; called wherever a slot may have been given back. */
   private void drained() {
     if (full && line.freeSlots() > 0) {
-      full = false;
-      fire(Event.DRAIN, "", "", false);
+      edge();
+    }
+  }
+
+  /**
+   * Moves the full flag to what the slots say, firing FULL or DRAIN for each change, in order.
+   *
+   * <p>Only edges take the lock; the callers' checks are a volatile read and the free-slot count. A
+   * caller changes the slots first and reads the flag after, and an edge writes the flag first and
+   * reads the slots after (the loop), so of a slot change and a concurrent edge at least one sees
+   * the other: no edge is lost, and since flag and publish change together under the lock, FULL and
+   * DRAIN alternate in the order handlers receive them.
+   */
+  private void edge() {
+    synchronized (edges) {
+      while (true) {
+        boolean now = line.freeSlots() <= 0;
+        if (now == full) {
+          return;
+        }
+        full = now;
+        fire(now ? Event.FULL : Event.DRAIN, "", "", false);
+      }
     }
   }
 
@@ -1017,6 +1037,7 @@ public final class WaitingRoom implements AutoCloseable {
     private int capacity;
     private InstantSource clock = InstantSource.system();
     private Line line;
+    private Reaper.Timer reaperTimer;
     private final java.util.ArrayList<Consumer<WaitingRoom>> settings = new java.util.ArrayList<>();
 
     private Builder() {}
@@ -1029,6 +1050,12 @@ public final class WaitingRoom implements AutoCloseable {
     /** The source of every time-dependent decision; tests pass a fake. */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Runs the reaper's passes by hand instead of on its own thread; for tests. */
+    Builder reaperTimer(Reaper.Timer timer) {
+      this.reaperTimer = Objects.requireNonNull(timer, "timer");
       return this;
     }
 

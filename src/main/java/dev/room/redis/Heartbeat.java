@@ -1,5 +1,6 @@
 package dev.room.redis;
 
+import dev.room.engine.Threads;
 import dev.room.spi.LineUnavailableException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,6 +18,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Heartbeat implements AutoCloseable {
   static final long RECONNECT_MILLIS = 250;
+  private static final String THREAD = "room-redis-heartbeat";
   private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
 
   private final String roomId;
@@ -45,12 +47,7 @@ final class Heartbeat implements AutoCloseable {
     this.beat = beat;
     this.executor =
         background
-            ? Executors.newSingleThreadScheduledExecutor(
-                r -> {
-                  Thread t = new Thread(r, "room-redis-heartbeat");
-                  t.setDaemon(true);
-                  return t;
-                })
+            ? Executors.newSingleThreadScheduledExecutor(r -> Threads.daemon(THREAD, r))
             : null;
   }
 
@@ -66,11 +63,19 @@ final class Heartbeat implements AutoCloseable {
     }
   }
 
+  /** Stops beating; waits, bounded, for a beat in flight (a command times out in time). */
   @Override
-  public synchronized void close() {
-    if (executor != null) {
-      executor.shutdownNow();
+  public void close() {
+    synchronized (this) {
+      if (executor == null) {
+        return;
+      }
+      if (next != null) {
+        next.cancel(false);
+      }
+      executor.shutdown();
     }
+    Threads.awaitTermination(executor, THREAD, Threads.CLOSE_WAIT_MILLIS);
   }
 
   private void tick() {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.FakeClock;
+import dev.room.RoomThreads;
 import dev.room.spi.Line;
 import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Outcome;
@@ -219,6 +220,25 @@ class RedisLeaseTest {
     assertEquals(4, a.capacity());
     RedisLine b = instance(false);
     assertEquals(4, b.capacity());
+  }
+
+  /** Regression, with a Redis line: close() also waits for the line's heartbeat thread. */
+  @Test
+  void closeWaitsForEveryThreadItStarted() {
+    java.util.Set<Thread> before = RoomThreads.now();
+    RedisLine line = RedisLine.builder(redis.uri(), room).clock(clock).build();
+    dev.room.WaitingRoom r =
+        dev.room.WaitingRoom.builder().capacity(1).line(line).clock(clock).build();
+    List<Thread> mine = RoomThreads.startedSince(before);
+    assertEquals(3, mine.size(), "reaper, events and heartbeat: " + mine);
+    java.util.concurrent.CountDownLatch handling = new java.util.concurrent.CountDownLatch(1);
+    r.on(dev.room.Event.MODE, s -> RoomThreads.busyHandler(handling));
+    r.setMode(dev.room.RoomMode.PAUSED);
+    RoomThreads.await(handling);
+    r.close(); // while a handler is still running
+    for (Thread t : mine) {
+      assertFalse(t.isAlive(), t.getName() + " still alive after close()");
+    }
   }
 
   /** Beats until the line is back (bounded: Redis restarts in well under a second here). */
