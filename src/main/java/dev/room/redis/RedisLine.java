@@ -496,6 +496,10 @@ public final class RedisLine implements Line {
     return lease;
   }
 
+  RedisLink link() {
+    return link;
+  }
+
   /**
    * Checks the storage invariants in Redis; for tests, at quiescent points.
    *

@@ -161,6 +161,10 @@ final class RedisLink implements AutoCloseable {
     }
   }
 
+  StatefulRedisConnection<String, String> connectionForTest() {
+    return connection.get();
+  }
+
   /** Drops the connection at once, as a crash would. */
   void sever() {
     StatefulRedisConnection<String, String> c = connection.getAndSet(null);
