@@ -47,7 +47,8 @@ import java.util.function.Predicate;
  * carries an honest wait estimate and when to poll next.
  *
  * <p>Thread-safe; every setter may be called while serving. Every time-dependent decision reads the
- * {@link InstantSource} given to the builder. {@link #close()} stops the reaper and event delivery.
+ * {@link InstantSource} given to the builder. {@link #close()} stops the reaper and event delivery
+ * and waits, bounded, for their threads.
  */
 public final class WaitingRoom implements AutoCloseable {
   /** The default sliding ticket lifetime. */
@@ -338,8 +339,10 @@ public final class WaitingRoom implements AutoCloseable {
    * slots handed to waiting clients and fast-path entries alike, smoothly, in bursts of at most
    * {@code max(1, ⌈perSecond⌉)}: over any t seconds at most {@code max(1, ⌈perSecond⌉) +
    * perSecond·t} clients are let in. Clients already told they are ready are not counted again.
-   * With a line shared by several instances each instance tops the shared allowance up at this
-   * rate: divide the sale's rate among them.
+   * Setting a rate again, changing it, or holding admission and resuming keeps what the bucket
+   * holds: only a rate set from unlimited starts with a full burst. With a line shared by several
+   * instances each instance tops the shared allowance up at this rate: divide the sale's rate among
+   * them.
    */
   public void setAdmissionRate(double perSecond) {
     sale.setAdmissionRate(perSecond, clock.millis());
@@ -751,7 +754,10 @@ public final class WaitingRoom implements AutoCloseable {
     events.off(event);
   }
 
-  /** Stops the reaper and event delivery. */
+  /**
+   * Stops the reaper and event delivery, waits (a few seconds at most) for a pass or handler still
+   * running so no thread the room started outlives it, then closes the line.
+   */
   @Override
   public void close() {
     reaper.close();

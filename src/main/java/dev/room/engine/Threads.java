@@ -1,7 +1,9 @@
 package dev.room.engine;
 
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +32,8 @@ public final class Threads {
    * yet started and waits, bounded, for one that is running; then interrupts it.
    */
   public static Reaper.Timer timer(String name) {
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> daemon(name, r));
+    Factory threads = new Factory(name);
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, threads);
     executor.setRemoveOnCancelPolicy(true);
     executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     return new Reaper.Timer() {
@@ -47,18 +50,40 @@ public final class Threads {
       @Override
       public void shutdown(long timeoutMillis) {
         executor.shutdown();
-        awaitTermination(executor, name, timeoutMillis);
+        awaitTermination(executor, threads, timeoutMillis);
       }
     };
   }
 
+  /** Makes the daemon threads of one executor, and knows the last one it made. */
+  public static final class Factory implements ThreadFactory {
+    private final String name;
+    private volatile Thread last;
+
+    public Factory(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public Thread newThread(Runnable r) {
+      Thread t = daemon(name, r);
+      last = t;
+      return t;
+    }
+
+    boolean isCurrent() {
+      return Thread.currentThread() == last;
+    }
+  }
+
   /**
-   * Waits up to {@code timeoutMillis} for {@code executor} to finish, then interrupts what still
-   * runs and waits as long again. Never waits on the calling thread's own executor.
+   * Waits up to {@code timeoutMillis} for {@code executor} (one thread, made by {@code threads}) to
+   * finish, then interrupts what still runs and waits as long again. Never waits on itself.
    */
   public static void awaitTermination(
-      java.util.concurrent.ExecutorService executor, String name, long timeoutMillis) {
-    if (Thread.currentThread().getName().equals(name)) {
+      ExecutorService executor, Factory threads, long timeoutMillis) {
+    String name = threads.name;
+    if (threads.isCurrent()) {
       executor.shutdownNow(); // closed from one of its own tasks: it ends when that task returns
       return;
     }

@@ -18,7 +18,6 @@ import org.slf4j.LoggerFactory;
  */
 final class Heartbeat implements AutoCloseable {
   static final long RECONNECT_MILLIS = 250;
-  private static final String THREAD = "room-redis-heartbeat";
   private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
 
   private final String roomId;
@@ -26,6 +25,7 @@ final class Heartbeat implements AutoCloseable {
   private final String failing;
   private final Supplier<RedisLink.State> beat;
   private final ScheduledExecutorService executor;
+  private final Threads.Factory threads = new Threads.Factory("room-redis-heartbeat");
   private final AtomicBoolean woken = new AtomicBoolean();
   private ScheduledFuture<?> next;
   private volatile boolean outage;
@@ -45,10 +45,7 @@ final class Heartbeat implements AutoCloseable {
     this.periodMillis = periodMillis;
     this.failing = failOpen ? "open" : "closed";
     this.beat = beat;
-    this.executor =
-        background
-            ? Executors.newSingleThreadScheduledExecutor(r -> Threads.daemon(THREAD, r))
-            : null;
+    this.executor = background ? Executors.newSingleThreadScheduledExecutor(threads) : null;
   }
 
   /** Runs the first beat on the caller's thread, then schedules the rest. */
@@ -75,7 +72,7 @@ final class Heartbeat implements AutoCloseable {
       }
       executor.shutdown();
     }
-    Threads.awaitTermination(executor, THREAD, Threads.CLOSE_WAIT_MILLIS);
+    Threads.awaitTermination(executor, threads, Threads.CLOSE_WAIT_MILLIS);
   }
 
   private void tick() {
