@@ -968,10 +968,14 @@ public final class WaitingRoom implements AutoCloseable {
 
   // ── Internals ──────────────────────────────────────────────────────────
 
+  /** A setting changed: the policy follows, and a shorter cadence brings the next pass forward. */
   private void refresh() {
     if (reaper != null) {
-      policy = buildPolicy();
-      reaper.reschedule();
+      Policy p = buildPolicy();
+      if (!p.equals(policy)) {
+        policy = p;
+      }
+      reaper.reschedule(); // never pushes a pass back; a cadence unchanged changes nothing
     }
   }
 
