@@ -48,7 +48,8 @@ import java.util.function.Predicate;
  * carries an honest wait estimate and when to poll next.
  *
  * <p>Thread-safe; every setter may be called while serving. Every time-dependent decision reads the
- * {@link InstantSource} given to the builder. {@link #close()} stops the reaper and event delivery.
+ * {@link InstantSource} given to the builder. {@link #close()} stops the reaper and event delivery
+ * and waits, bounded, for their threads.
  */
 public final class WaitingRoom implements AutoCloseable {
   /** The default sliding ticket lifetime. */
@@ -71,6 +72,7 @@ public final class WaitingRoom implements AutoCloseable {
   private final Reaper reaper;
   private final Smoother utilization = new Smoother(10_000);
   private final Sale sale;
+  private final Object edges = new Object();
   private volatile boolean full;
 
   private volatile Duration tokenTtl = DEFAULT_TOKEN_TTL;
@@ -97,7 +99,10 @@ public final class WaitingRoom implements AutoCloseable {
     b.apply(this);
     sale.start(clock.millis());
     this.policy = buildPolicy();
-    this.reaper = new Reaper("", this::evictExpired, this::reaperCadenceMillis);
+    this.reaper =
+        b.reaperTimer == null
+            ? new Reaper("", this::evictExpired, this::reaperCadenceMillis)
+            : new Reaper(this::evictExpired, this::reaperCadenceMillis, b.reaperTimer);
   }
 
   /** Creates a room with {@code capacity} slots and default settings. */
@@ -115,11 +120,7 @@ public final class WaitingRoom implements AutoCloseable {
   /** Sets the number of slots (≥ 1). Growing admits waiting clients at once. */
   public void setCapacity(int capacity) {
     line.setCapacity(Checks.capacity(capacity), clock.millis());
-    if (!full && line.freeSlots() <= 0 && line.inFlight() > 0) {
-      full = true;
-      fire(Event.FULL, "", "", false);
-    }
-    drained();
+    edge();
   }
 
   public int capacity() {
@@ -369,8 +370,10 @@ public final class WaitingRoom implements AutoCloseable {
    * slots handed to waiting clients and fast-path entries alike, smoothly, in bursts of at most
    * {@code max(1, ⌈perSecond⌉)}: over any t seconds at most {@code max(1, ⌈perSecond⌉) +
    * perSecond·t} clients are let in. Clients already told they are ready are not counted again.
-   * With a line shared by several instances each instance tops the shared allowance up at this
-   * rate: divide the sale's rate among them.
+   * Setting a rate again, changing it, or holding admission and resuming keeps what the bucket
+   * holds: only a rate set from unlimited starts with a full burst. With a line shared by several
+   * instances each instance tops the shared allowance up at this rate: divide the sale's rate among
+   * them.
    */
   public void setAdmissionRate(double perSecond) {
     sale.setAdmissionRate(perSecond, clock.millis());
@@ -784,7 +787,10 @@ public final class WaitingRoom implements AutoCloseable {
     events.off(event);
   }
 
-  /** Stops the reaper and event delivery. */
+  /**
+   * Stops the reaper and event delivery, waits (a few seconds at most) for a pass or handler still
+   * running so no thread the room started outlives it, then closes the line.
+   */
   @Override
   public void close() {
     reaper.close();
@@ -849,8 +855,7 @@ public final class WaitingRoom implements AutoCloseable {
       fire(Event.ENTER, "", "", false);
     }
     if (!full && line.freeSlots() <= 0) {
-      full = true;
-      fire(Event.FULL, "", "", false);
+      edge();
     }
   }
 
@@ -883,8 +888,29 @@ public final class WaitingRoom implements AutoCloseable {
   /** Fires DRAIN when a slot is free again; called wherever a slot may have been given back. */
   private void drained() {
     if (full && line.freeSlots() > 0) {
-      full = false;
-      fire(Event.DRAIN, "", "", false);
+      edge();
+    }
+  }
+
+  /**
+   * Moves the full flag to what the slots say, firing FULL or DRAIN for each change, in order.
+   *
+   * <p>Only edges take the lock; the callers' checks are a volatile read and the free-slot count. A
+   * caller changes the slots first and reads the flag after, and an edge writes the flag first and
+   * reads the slots after (the loop), so of a slot change and a concurrent edge at least one sees
+   * the other: no edge is lost, and since flag and publish change together under the lock, FULL and
+   * DRAIN alternate in the order handlers receive them.
+   */
+  private void edge() {
+    synchronized (edges) {
+      while (true) {
+        boolean now = line.freeSlots() <= 0;
+        if (now == full) {
+          return;
+        }
+        full = now;
+        fire(now ? Event.FULL : Event.DRAIN, "", "", false);
+      }
     }
   }
 
@@ -975,10 +1001,14 @@ public final class WaitingRoom implements AutoCloseable {
 
   // ── Internals ──────────────────────────────────────────────────────────
 
+  /** A setting changed: the policy follows, and a shorter cadence brings the next pass forward. */
   private void refresh() {
     if (reaper != null) {
-      policy = buildPolicy();
-      reaper.reschedule();
+      Policy p = buildPolicy();
+      if (!p.equals(policy)) {
+        policy = p;
+      }
+      reaper.reschedule(); // never pushes a pass back; a cadence unchanged changes nothing
     }
   }
 
@@ -1052,6 +1082,7 @@ public final class WaitingRoom implements AutoCloseable {
     private int capacity;
     private InstantSource clock = InstantSource.system();
     private Line line;
+    private Reaper.Timer reaperTimer;
     private final java.util.ArrayList<Consumer<WaitingRoom>> settings = new java.util.ArrayList<>();
 
     private Builder() {}
@@ -1064,6 +1095,12 @@ public final class WaitingRoom implements AutoCloseable {
     /** The source of every time-dependent decision; tests pass a fake. */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Runs the reaper's passes by hand instead of on its own thread; for tests. */
+    Builder reaperTimer(Reaper.Timer timer) {
+      this.reaperTimer = Objects.requireNonNull(timer, "timer");
       return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.room;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.engine.AdmissionPacer;
@@ -153,11 +154,44 @@ class AdmissionRateTest {
     for (int s = 0; s < 50; s++) {
       step();
     }
+    // The bucket filled to its burst of one during the pause and keeps that across the rate
+    // change: no fresh burst of ten for re-applying settings.
     long atTen = admittedAt.size() - atOne;
-    assertTrue(atTen >= 59 && atTen <= 60, "5 s at 10 a second plus a burst of 10: " + atTen);
+    assertTrue(atTen >= 50 && atTen <= 51, "5 s at 10 a second plus the one it held: " + atTen);
 
     room.setAdmissionRate(0);
     step();
     assertEquals(0, waiting.size(), "unlimited: capacity alone decides, and there is plenty");
+  }
+
+  /**
+   * Regression: every setter call configured the bucket afresh, full, so {@code
+   * setAdmissionRate(1)} ten times at one instant let ten in. Re-applying a rate, a pause and
+   * resume, and a pre-sale scheduled and cancelled keep the tokens already spent.
+   */
+  @Test
+  void reApplyingTheSameAdmissionRateKeepsTheTokensSpent() {
+    room.setAdmissionRate(1);
+    assertTrue(room.tryEnter(), "a full bucket of one");
+    for (int i = 0; i < 10; i++) {
+      room.setAdmissionRate(1);
+      assertFalse(room.tryEnter(), "re-applied " + (i + 1) + " times: still spent");
+    }
+    room.setMode(RoomMode.PAUSED);
+    room.setMode(RoomMode.OPEN);
+    assertFalse(room.tryEnter(), "a pause and resume refill nothing");
+    room.schedulePresale(clock.instant().plusSeconds(60));
+    room.schedulePresale(null);
+    assertFalse(room.tryEnter(), "nor does a pre-sale scheduled and cancelled");
+    room.setAdmissionRate(3);
+    assertFalse(room.tryEnter(), "a higher rate adds what accrues from now, not a burst");
+    clock.advanceMillis(1000);
+    assertTrue(room.tryEnter());
+    assertTrue(room.tryEnter());
+    assertTrue(room.tryEnter());
+    assertFalse(room.tryEnter(), "three accrued in a second at three a second");
+    for (int i = 0; i < 4; i++) {
+      room.exit();
+    }
   }
 }

@@ -217,4 +217,24 @@ class RoomApiTest {
     assertFalse(room.hasValidPass(pass));
     assertFalse(room.hasValidPass("not-a-pass"));
   }
+
+  /**
+   * Regression: close() interrupted the reaper and event threads without waiting for them, so a
+   * container undeploying the application logged threads it had failed to stop.
+   */
+  @Test
+  void closeWaitsForEveryThreadItStarted() {
+    java.util.Set<Thread> before = RoomThreads.now();
+    WaitingRoom r = WaitingRoom.builder().capacity(1).clock(clock).build();
+    java.util.concurrent.CountDownLatch handling = new java.util.concurrent.CountDownLatch(1);
+    r.on(Event.ENTER, s -> RoomThreads.busyHandler(handling));
+    assertTrue(r.tryEnter());
+    List<Thread> mine = RoomThreads.startedSince(before);
+    assertEquals(2, mine.size(), "the reaper and the event thread: " + mine);
+    RoomThreads.await(handling);
+    r.close(); // while a handler is still running
+    for (Thread t : mine) {
+      assertFalse(t.isAlive(), t.getName() + " still alive after close()");
+    }
+  }
 }

@@ -38,8 +38,7 @@ public final class EventBus implements AutoCloseable {
   private volatile boolean closed;
 
   public EventBus(String name) {
-    worker = new Thread(this::run, "room-events" + (name.isEmpty() ? "" : "-" + name));
-    worker.setDaemon(true);
+    worker = Threads.daemon("room-events" + (name.isEmpty() ? "" : "-" + name), this::run);
     worker.start();
   }
 
@@ -96,10 +95,15 @@ public final class EventBus implements AutoCloseable {
 
   private boolean delivering;
 
+  /**
+   * Stops delivery: events still queued are dropped. Waits, bounded, for a handler that is running
+   * to return, so no thread of the room outlives it (unless called from a handler).
+   */
   @Override
   public void close() {
     closed = true;
     worker.interrupt();
+    Threads.join(worker, Threads.CLOSE_WAIT_MILLIS);
   }
 
   private void run() {

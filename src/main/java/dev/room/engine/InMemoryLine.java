@@ -73,6 +73,7 @@ public final class InMemoryLine implements Line {
   private Ticket readyHead;
   private Ticket readyTail;
   private long counter;
+  private long lastIssuedAt = Long.MIN_VALUE;
   private volatile long waitingCount;
   private volatile long readyCount;
   private volatile boolean used;
@@ -136,6 +137,15 @@ public final class InMemoryLine implements Line {
       this.allowance = allowance;
       allowanceChangedAt = now;
       rebalance(now);
+    }
+  }
+
+  @Override
+  public long replaceAllowance(long allowance, long now) {
+    synchronized (lock) {
+      long was = this.allowance;
+      setAllowance(allowance, now);
+      return was;
     }
   }
 
@@ -224,7 +234,10 @@ public final class InMemoryLine implements Line {
       if (!tokens.add(t)) {
         return Outcome.of(Outcome.UNKNOWN, 0, 0); // a 2^-128 collision: the caller retries
       }
-      t.issuedAt = now;
+      // The caller read its clock before the lock: an arrival that read it later may have been
+      // placed first. issuedAt is this step's time, so it never runs against arrival order.
+      t.issuedAt = Math.max(now, lastIssuedAt);
+      lastIssuedAt = t.issuedAt;
       t.lastActivity = now;
       t.cookiesSentAt = now;
       t.clientKey = clientKey;
@@ -495,19 +508,19 @@ public final class InMemoryLine implements Line {
     int evicted = 0;
     int timedOut = 0;
     List<Ticket> expired = new ArrayList<>();
-    int length = Integer.MAX_VALUE;
-    for (int from = 0; from < length; from += SCAN_CHUNK) {
+    Ticket[] all;
+    synchronized (lock) {
+      all = tokens.snapshot(); // every ticket at the pass's start, whatever moves the table later
+    }
+    for (int from = 0; from < all.length; from += SCAN_CHUNK) {
       synchronized (lock) {
         expired.clear();
-        length =
-            tokens.scan(
-                from,
-                from + SCAN_CHUNK,
-                t -> {
-                  if (expired(t, now, p)) {
-                    expired.add(t);
-                  }
-                });
+        for (int i = from; i < Math.min(all.length, from + SCAN_CHUNK); i++) {
+          Ticket t = all[i];
+          if (t.state != Ticket.GONE && expired(t, now, p)) {
+            expired.add(t);
+          }
+        }
         for (Ticket t : expired) {
           if (t.state == Ticket.READY) {
             timedOut++;

@@ -82,16 +82,21 @@ final class TokenTable {
     return true;
   }
 
-  /** Visits slots {@code [from, to)} of the current table; returns the table length. */
-  int scan(int from, int to, Consumer<Ticket> visitor) {
-    Ticket[] s = slots;
-    int end = Math.min(to, s.length);
-    for (int i = from; i < end; i++) {
-      if (s[i] != null) {
-        visitor.accept(s[i]);
+  /**
+   * Every ticket in the table now, in slot order. Copies references only, so it is a straight pass
+   * over the slot array however many tickets there are; a caller that then works through the copy
+   * across several lock holds is unaffected by the shifts and rehashes its own retirements cause (a
+   * scan by slot index across holds would skip the tickets those moved behind it).
+   */
+  Ticket[] snapshot() {
+    Ticket[] out = new Ticket[size];
+    int n = 0;
+    for (Ticket t : slots) {
+      if (t != null) {
+        out[n++] = t;
       }
     }
-    return s.length;
+    return out;
   }
 
   void forEach(Consumer<Ticket> visitor) {

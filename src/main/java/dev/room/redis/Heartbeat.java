@@ -1,5 +1,6 @@
 package dev.room.redis;
 
+import dev.room.engine.Threads;
 import dev.room.spi.LineUnavailableException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -24,6 +25,7 @@ final class Heartbeat implements AutoCloseable {
   private final String failing;
   private final Supplier<RedisLink.State> beat;
   private final ScheduledExecutorService executor;
+  private final Threads.Factory threads = new Threads.Factory("room-redis-heartbeat");
   private final AtomicBoolean woken = new AtomicBoolean();
   private ScheduledFuture<?> next;
   private volatile boolean outage;
@@ -43,15 +45,7 @@ final class Heartbeat implements AutoCloseable {
     this.periodMillis = periodMillis;
     this.failing = failOpen ? "open" : "closed";
     this.beat = beat;
-    this.executor =
-        background
-            ? Executors.newSingleThreadScheduledExecutor(
-                r -> {
-                  Thread t = new Thread(r, "room-redis-heartbeat");
-                  t.setDaemon(true);
-                  return t;
-                })
-            : null;
+    this.executor = background ? Executors.newSingleThreadScheduledExecutor(threads) : null;
   }
 
   /** Runs the first beat on the caller's thread, then schedules the rest. */
@@ -66,11 +60,19 @@ final class Heartbeat implements AutoCloseable {
     }
   }
 
+  /** Stops beating; waits, bounded, for a beat in flight (a command times out in time). */
   @Override
-  public synchronized void close() {
-    if (executor != null) {
-      executor.shutdownNow();
+  public void close() {
+    synchronized (this) {
+      if (executor == null) {
+        return;
+      }
+      if (next != null) {
+        next.cancel(false);
+      }
+      executor.shutdown();
     }
+    Threads.awaitTermination(executor, threads, Threads.CLOSE_WAIT_MILLIS);
   }
 
   private void tick() {

@@ -183,6 +183,18 @@ public final class RedisLine implements Line {
   }
 
   @Override
+  public long replaceAllowance(long allowance, long now) {
+    if (allowance < 0) {
+      throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
+    }
+    String n = allowance == UNLIMITED ? "inf" : Long.toString(allowance);
+    List<Object> r = eval(Op.ALLOWANCE, "set", n, "0", Long.toString(now));
+    track(r);
+    long was = Replies.code(r);
+    return was < 0 ? UNLIMITED : was;
+  }
+
+  @Override
   public void addAllowance(long n, long max, long now) {
     track(eval(Op.ALLOWANCE, "add", Long.toString(n), Long.toString(max), Long.toString(now)));
   }
@@ -482,6 +494,10 @@ public final class RedisLine implements Line {
 
   InstanceLease lease() {
     return lease;
+  }
+
+  RedisLink link() {
+    return link;
   }
 
   /**

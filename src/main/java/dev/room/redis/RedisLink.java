@@ -5,6 +5,8 @@ import dev.room.spi.LineUnavailableException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -16,6 +18,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -28,6 +31,12 @@ import java.util.function.Function;
  * where it would count twice. Commands on one connection run in the order sent, so a heartbeat sent
  * after a timed-out command sees that command's effect (if it had any). The owner reconnects by
  * calling {@link #connect()} from its heartbeat thread.
+ *
+ * <p>Lettuce's {@code isOpen()} turns false only when its event loop has processed the channel's
+ * end, some time after the channel stopped accepting commands ("Currently not connected"). So a
+ * connection that looks open proves nothing: {@link #connect()} reports {@code UP} only after a
+ * PING came back, and a command that finds the connection gone drops it, so the next heartbeat
+ * connects anew instead of reporting a dead connection as up.
  */
 final class RedisLink implements AutoCloseable {
   /** What {@link #connect()} found or did. */
@@ -41,7 +50,8 @@ final class RedisLink implements AutoCloseable {
   private final RedisClient client;
   private final LuaScripts scripts = new LuaScripts();
   private final Object connecting = new Object();
-  private volatile StatefulRedisConnection<String, String> connection;
+  private final AtomicReference<StatefulRedisConnection<String, String>> connection =
+      new AtomicReference<>();
   private volatile boolean everConnected;
   private volatile boolean closed;
 
@@ -65,33 +75,54 @@ final class RedisLink implements AutoCloseable {
   }
 
   boolean connected() {
-    StatefulRedisConnection<String, String> c = connection;
+    StatefulRedisConnection<String, String> c = connection.get();
     return c != null && c.isOpen();
   }
 
-  /** Connects unless connected; never throws. */
+  /**
+   * Connects unless a connection answers a PING; never throws. {@code UP} and the connected states
+   * mean Redis accepted a command on the connection just now.
+   */
   State connect() {
     synchronized (connecting) {
-      StatefulRedisConnection<String, String> c = connection;
-      if (c != null && c.isOpen()) {
-        return State.UP;
-      }
       if (closed) {
         return State.DOWN;
       }
+      StatefulRedisConnection<String, String> c = connection.get();
+      if (c != null && c.isOpen() && answers(c)) {
+        return State.UP;
+      }
       if (c != null) {
-        c.closeAsync();
-        connection = null;
+        drop(c);
       }
       try {
-        c = client.connect(StringCodec.UTF8);
+        c = client.connect(StringCodec.UTF8); // returns once the handshake's reply came back
       } catch (RedisException e) {
         return State.DOWN;
       }
-      connection = c;
+      connection.set(c);
       boolean again = everConnected;
       everConnected = true;
       return again ? State.RECONNECTED : State.CONNECTED;
+    }
+  }
+
+  /** Whether Redis answers on {@code c}: any reply, even an error (LOADING, BUSY), proves it. */
+  private static boolean answers(StatefulRedisConnection<String, String> c) {
+    try {
+      c.sync().ping();
+      return true;
+    } catch (RedisCommandExecutionException e) {
+      return true;
+    } catch (RedisException e) {
+      return false; // gone, or no reply within the command timeout: connect anew
+    }
+  }
+
+  /** Forgets {@code c} unless another connection replaced it already. */
+  private void drop(StatefulRedisConnection<String, String> c) {
+    if (connection.compareAndSet(c, null)) {
+      c.closeAsync();
     }
   }
 
@@ -110,7 +141,7 @@ final class RedisLink implements AutoCloseable {
 
   /** Runs plain commands. */
   <T> T call(Function<RedisCommands<String, String>, T> commands) {
-    StatefulRedisConnection<String, String> c = connection;
+    StatefulRedisConnection<String, String> c = connection.get();
     if (c == null || !c.isOpen()) {
       throw new LineUnavailableException("Redis is unreachable", null);
     }
@@ -121,16 +152,23 @@ final class RedisLink implements AutoCloseable {
         throw new LineUnavailableException("Redis cannot serve now: " + e.getMessage(), e);
       }
       throw new IllegalStateException("Redis refused a line command: " + e.getMessage(), e);
+    } catch (RedisCommandTimeoutException | RedisCommandInterruptedException e) {
+      // the connection may well be alive: the heartbeat's PING decides
+      throw new LineUnavailableException("Redis is unreachable: " + e.getMessage(), e);
     } catch (RedisException e) {
+      drop(c); // the channel is gone although isOpen() may not say so yet
       throw new LineUnavailableException("Redis is unreachable: " + e.getMessage(), e);
     }
   }
 
+  StatefulRedisConnection<String, String> connectionForTest() {
+    return connection.get();
+  }
+
   /** Drops the connection at once, as a crash would. */
   void sever() {
-    StatefulRedisConnection<String, String> c = connection;
+    StatefulRedisConnection<String, String> c = connection.getAndSet(null);
     closed = true;
-    connection = null;
     if (c != null) {
       c.closeAsync();
     }
@@ -140,7 +178,7 @@ final class RedisLink implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    connection = null;
+    connection.set(null);
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }
 

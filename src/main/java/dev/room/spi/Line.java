@@ -74,6 +74,17 @@ public interface Line extends AutoCloseable {
   void setAllowance(long allowance, long now);
 
   /**
+   * Sets the allowance as {@link #setAllowance} does and returns the one it replaced, both in one
+   * atomic step, so no admission in between is counted twice or not at all (a hold takes back the
+   * tokens it will give back when it ends). The default is two steps; the lines here override it.
+   */
+  default long replaceAllowance(long allowance, long now) {
+    long was = allowance();
+    setAllowance(allowance, now);
+    return was;
+  }
+
+  /**
    * Adds {@code n} to a limited allowance, keeping it at most {@code max}, then hands free slots to
    * the first in line. An {@link #UNLIMITED} allowance stays unlimited.
    */

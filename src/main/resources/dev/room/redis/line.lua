@@ -5,7 +5,7 @@
 -- line's (dev.room.engine.InMemoryLine): only the storage differs.
 --
 -- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..13]):
---   meta    hash  cap, inflight, counter, rseq, gen, used, resumed
+--   meta    hash  cap, inflight, counter, rseq, gen, used, resumed, issued (the latest issuedAt)
 --   tk      hash  token -> ticket record (a cmsgpack array, fields below)
 --   line    zset  waiting tickets, all score 0, member = group(24) order(16) token(32), so the
 --                 lexicographic order is the line order: band desc, place asc, order asc
@@ -297,7 +297,11 @@ if redis.call('HEXISTS', TK, token) == 1 then
   return reply(K_UNKNOWN, 0, 0)
 end
 local n = redis.call('HINCRBY', META, 'counter', 1)
-local t = {n, 0, n, n, 0, now, now, 0, now, 0, WAITING, 0, 0, toFront and 1 or 0, 0, 0, 0, key}
+-- Callers read their clocks before this step, so an arrival placed later may carry an earlier
+-- time: issuedAt is this step's time, never earlier than the arrival ahead (InMemoryLine.arrive).
+local issued = math.max(now, metaNum('issued'))
+redis.call('HSET', META, 'issued', int(issued))
+local t = {n, 0, n, n, 0, issued, now, 0, now, 0, WAITING, 0, 0, toFront and 1 or 0, 0, 0, 0, key}
 local flags = 0
 if toFront then
   local front = redis.call('ZRANGE', HEADS, 0, 0)[1]
@@ -311,7 +315,7 @@ end
 save(token, t)
 enqueue(t, token)
 redis.call('ZADD', ACT, now, token)
-redis.call('ZADD', UNSEEN, now, token)
+redis.call('ZADD', UNSEEN, issued, token)
 rebalance(now)
 if redis.call('ZSCORE', READYQ, token) then
   admitReady(token, gen)
@@ -502,8 +506,10 @@ return reply(0, 0, 0)
 
 --- script: allowance
 -- ARGV: 'set' or 'add', n ('inf' = unlimited, for set), max (for add), now. Sets the allowance, or
--- adds n to a limited one up to max; then hands free slots over as far as it goes.
+-- adds n to a limited one up to max; then hands free slots over as far as it goes. Returns the
+-- allowance it found (-1 = unlimited): Line.replaceAllowance.
 local op, now = ARGV[1], tonumber(ARGV[4])
+local was = allowance() or -1
 if op == 'set' then
   if ARGV[2] == 'inf' then
     redis.call('HDEL', META, 'allow')
@@ -517,7 +523,7 @@ else
   end
 end
 rebalance(now)
-return reply(0, 0, 0)
+return reply(was, 0, 0)
 
 --- script: draw
 -- ARGV: for each new position k, the arrival index (0-based) of the ticket taking it. The pre-sale

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.FakeClock;
+import dev.room.RoomThreads;
 import dev.room.spi.Line;
 import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Outcome;
@@ -219,6 +220,53 @@ class RedisLeaseTest {
     assertEquals(4, a.capacity());
     RedisLine b = instance(false);
     assertEquals(4, b.capacity());
+  }
+
+  /**
+   * Regression (RedisLeaseTest failed now and then with "Currently not connected" after its
+   * reconnect wait): Lettuce's isOpen() turns false only once its event loop has handled the end of
+   * the channel, some time after the channel stopped taking commands, and a beat in that window
+   * reported the dead connection UP. The window is made to last here by marking the connection
+   * active again, as Lettuce itself has it until its event loop catches up.
+   */
+  @Test
+  void aConnectionThatOnlyLooksOpenIsNotReportedUp() throws Exception {
+    RedisLine a = instance(false);
+    a.setCapacity(1, now());
+    assertTrue(a.tryEnter());
+    long[] w = waiter(a);
+    RedisLink link = a.link();
+    redis.stop();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (link.connected()) { // bounded: the event loop notices a closed socket at once
+      assertFalse(System.nanoTime() > deadline, "Lettuce never noticed Redis stopped");
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
+    ((io.lettuce.core.RedisChannelHandler<?, ?>) link.connectionForTest()).activated();
+    assertTrue(link.connected(), "looks open, as in the window");
+    assertEquals(RedisLink.State.DOWN, a.beat(), "a beat proves the connection before it says UP");
+    redis.restart();
+    assertEquals(RedisLink.State.RECONNECTED, a.beat());
+    assertEquals(Outcome.WAITING, kind(a, w), "commands are accepted once a beat says so");
+  }
+
+  /** Regression, with a Redis line: close() also waits for the line's heartbeat thread. */
+  @Test
+  void closeWaitsForEveryThreadItStarted() {
+    java.util.Set<Thread> before = RoomThreads.now();
+    RedisLine line = RedisLine.builder(redis.uri(), room).clock(clock).build();
+    dev.room.WaitingRoom r =
+        dev.room.WaitingRoom.builder().capacity(1).line(line).clock(clock).build();
+    List<Thread> mine = RoomThreads.startedSince(before);
+    assertEquals(3, mine.size(), "reaper, events and heartbeat: " + mine);
+    java.util.concurrent.CountDownLatch handling = new java.util.concurrent.CountDownLatch(1);
+    r.on(dev.room.Event.MODE, s -> RoomThreads.busyHandler(handling));
+    r.setMode(dev.room.RoomMode.PAUSED);
+    RoomThreads.await(handling);
+    r.close(); // while a handler is still running
+    for (Thread t : mine) {
+      assertFalse(t.isAlive(), t.getName() + " still alive after close()");
+    }
   }
 
   /** Beats until the line is back (bounded: Redis restarts in well under a second here). */

@@ -38,6 +38,12 @@ class RedisLineContractTest extends LineContractTest {
     return line;
   }
 
+  /** More than two eviction steps' worth, and quick on a real Redis. */
+  @Override
+  protected int evictionVolume() {
+    return 2_500;
+  }
+
   @Override
   protected void checkStorage(Line line) {
     ((RedisLine) line).checkInvariants();

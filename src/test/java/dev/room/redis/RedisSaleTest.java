@@ -117,4 +117,26 @@ class RedisSaleTest {
     assertEquals(expected, line, "the drawn order, as every instance reads it");
     assertEquals(2, lineB.ready(), "and admission runs: the first two drawn are ready");
   }
+
+  /** Regression, on the shared line: re-applying a rate or a hold keeps the tokens spent. */
+  @Test
+  void reApplyingTheSameAdmissionRateKeepsTheTokensSpent() {
+    a.setAdmissionRate(1);
+    assertTrue(lineB.tryEnter(), "a full bucket of one");
+    for (int i = 0; i < 10; i++) {
+      a.setAdmissionRate(1);
+      assertFalse(lineA.tryEnter(), "re-applied " + (i + 1) + " times: still spent");
+    }
+    a.setMode(RoomMode.PAUSED);
+    a.setMode(RoomMode.OPEN);
+    assertFalse(lineA.tryEnter(), "a pause and resume refill nothing");
+    a.schedulePresale(clock.instant().plusSeconds(60));
+    a.schedulePresale(null);
+    assertFalse(lineA.tryEnter(), "nor does a pre-sale scheduled and cancelled");
+    clock.advance(Duration.ofSeconds(1));
+    a.evictExpired();
+    assertTrue(lineA.tryEnter());
+    lineA.exit(clock.millis());
+    lineB.exit(clock.millis());
+  }
 }

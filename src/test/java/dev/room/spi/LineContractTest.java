@@ -47,6 +47,11 @@ public abstract class LineContractTest {
   /** Checks what only the implementation can see; called after every test. */
   protected abstract void checkStorage(Line line);
 
+  /** How many expired tickets the one-pass eviction test leaves for a single pass. */
+  protected int evictionVolume() {
+    return 20_000;
+  }
+
   protected Line line(int capacity) {
     Line l = newLine(capacity, clock);
     lines.add(l);
@@ -344,6 +349,28 @@ public abstract class LineContractTest {
     l.exit(now());
   }
 
+  /**
+   * Regression: issuedAt was the caller's clock reading, taken before the line's atomic step, so a
+   * later arrival whose thread read the clock first showed an earlier issuedAt than the one ahead.
+   */
+  @Test
+  void issuedAtRunsWithLineOrder() {
+    Line l = line(1);
+    fill(l);
+    Client a = Client.fresh();
+    Client b = Client.fresh();
+    l.arrive(a.hi(), a.lo(), "", false, now() + 5, policy);
+    l.arrive(b.hi(), b.lo(), "", false, now(), policy); // read the clock first, queued second
+    TicketInfo first = l.ticket(a.hi(), a.lo());
+    TicketInfo second = l.ticket(b.hi(), b.lo());
+    assertEquals(List.of(a.token(), b.token()), order(l));
+    assertFalse(
+        second.issuedAt().isBefore(first.issuedAt()),
+        first.issuedAt() + " then " + second.issuedAt());
+    assertEquals(now() + 5, second.issuedAt().toEpochMilli(), "no earlier than the one ahead");
+    l.exit(now());
+  }
+
   // ── Removal ────────────────────────────────────────────────────────────
 
   @Test
@@ -527,6 +554,28 @@ public abstract class LineContractTest {
     l.exit(now());
   }
 
+  /**
+   * Regression: a pass scanned the token table by slot index across lock holds while its own
+   * retirements shrank and rehashed it, so one pass over 20,000 expired tickets reclaimed about
+   * 12,500. One pass reclaims every ticket expired at its start.
+   */
+  @Test
+  void oneEvictionPassMissesNoExpiredTicket() {
+    int n = evictionVolume();
+    Line l = line(1);
+    fill(l);
+    for (int i = 0; i < n; i++) {
+      arrive(l, Client.fresh());
+    }
+    Client alive = Client.fresh();
+    clock.advanceMillis(TTL);
+    arrive(l, alive);
+    assertArrayEquals(new int[] {n, 0}, l.evict(now(), policy));
+    assertEquals(1, l.waiting(), "only the one not expired is left");
+    assertEquals(1, positionOf(l, alive));
+    l.exit(now());
+  }
+
   @Test
   void aPollOfAnExpiredTicketRetiresIt() {
     Line l = line(1);
@@ -683,6 +732,20 @@ public abstract class LineContractTest {
     assertEquals(1, Outcome.position(poll(l, c)), "in order");
     assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(b.hi(), b.lo(), now(), policy)));
     l.exit(now());
+    l.exit(now());
+  }
+
+  @Test
+  void replacingTheAllowanceReturnsTheOneItReplaced() {
+    Line l = line(4);
+    l.setAllowance(3, now());
+    assertTrue(l.tryEnter());
+    assertEquals(2, l.replaceAllowance(0, now()), "what the entry left");
+    assertFalse(l.tryEnter(), "held");
+    assertEquals(0, l.replaceAllowance(Line.UNLIMITED, now()));
+    assertEquals(Line.UNLIMITED, l.replaceAllowance(1, now()));
+    assertEquals(1, l.allowance());
+    l.setAllowance(Line.UNLIMITED, now());
     l.exit(now());
   }
 
