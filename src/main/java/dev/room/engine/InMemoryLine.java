@@ -51,6 +51,9 @@ public final class InMemoryLine implements Line {
   private static final int SCAN_CHUNK = 4096;
   private static final int SNAPSHOT_CHUNK = 256;
 
+  /** The highest band a rank move takes; {@link Integer#MAX_VALUE} marks restored ready tickets. */
+  private static final int MAX_RANKED_BAND = Integer.MAX_VALUE - 1;
+
   /** A plain monitor: contended acquisitions allocate nothing on the heap, unlike a queued lock. */
   private final Object lock = new Object();
 
@@ -220,16 +223,14 @@ public final class InMemoryLine implements Line {
       t.clientKey = clientKey;
       t.hasPass = toFront;
       Ticket front = toFront ? index.groupAt(1) : null;
+      t.state = Ticket.WAITING;
       if (front != null) {
-        t.band = front.band;
-        t.place = front.place;
-        t.promoted = true;
+        joinTie(t, front);
       } else {
         t.place = t.number;
+        t.order = t.number;
+        index.insert(t);
       }
-      t.order = t.number;
-      t.state = Ticket.WAITING;
-      index.insert(t);
       waitingCount++;
       rebalance(now);
       if (t.state == Ticket.READY) {
@@ -344,12 +345,29 @@ public final class InMemoryLine implements Line {
       }
       Ticket occupant = index.groupAt(target);
       index.remove(t);
-      t.band = occupant.band;
-      t.place = occupant.place;
-      t.order = ++counter;
-      t.promoted = true;
-      index.insert(t);
+      joinTie(t, occupant);
       return new Move(from, index.position(t), waitingCount);
+    }
+  }
+
+  /**
+   * Ties {@code t} (not in the index) into the group headed by {@code head}: behind the members
+   * promoted into it before, ahead of the member holding the place, which takes a fresher order.
+   * Caller holds the lock.
+   */
+  private void joinTie(Ticket t, Ticket head) {
+    t.band = head.band;
+    t.place = head.place;
+    t.promoted = true;
+    t.order = ++counter;
+    Ticket last = index.before(key(head.band, head.place, Long.MAX_VALUE));
+    if (last != null && last.sameGroup(t) && !last.promoted) {
+      index.remove(last);
+      index.insert(t);
+      last.order = ++counter;
+      index.insert(last);
+    } else {
+      index.insert(t);
     }
   }
 
@@ -362,20 +380,77 @@ public final class InMemoryLine implements Line {
     }
   }
 
+  /**
+   * Records the rank, then moves the ticket forward past every ticket whose recorded rank is lower,
+   * up to the nearest one ahead holding an equal or higher rank (restored ready tickets count as
+   * the highest). A tie is never split by someone passing it: a ticket stops behind the whole group
+   * of the one it may not pass. Only tickets in bands at least {@code rank} can hold such a rank (a
+   * band is never below its tickets' ranks), so the walk back covers the ranked part of the line
+   * only.
+   */
   @Override
   public boolean rank(long hi, long lo, int rank) {
     synchronized (lock) {
       Ticket t = waitingTicket(hi, lo);
       t.rank = rank;
-      if (rank <= t.band) {
+      int floor = Math.min(rank, MAX_RANKED_BAND);
+      Ticket bound =
+          t.band >= floor
+              ? index.before(t)
+              : index.before(key(floor - 1, Long.MIN_VALUE, Long.MIN_VALUE));
+      while (bound != null && bound.rank < rank && bound.band != Integer.MAX_VALUE) {
+        bound = index.before(bound);
+      }
+      Ticket pred = index.before(t);
+      boolean passes = pred != null && (bound == null || !pred.sameGroup(bound));
+      if (!passes && floor <= t.band) {
         return false;
       }
+      // Not passing anyone but rising above its band: the ticket keeps its position and leaves
+      // its tie to stand ahead of its (lower-ranked) tie-mates, so its band covers its rank again.
+      boolean leavesTie = !passes && t.sameGroup(index.after(t));
       index.remove(t);
-      t.band = rank;
-      t.place = ++counter;
-      t.order = t.place;
-      index.insert(t);
-      return true;
+      placeBehind(t, bound, floor);
+      return passes || leavesTie;
+    }
+  }
+
+  /**
+   * Inserts {@code t} as a group of its own right behind {@code bound}'s group (at the front when
+   * null), in a band of at least {@code floor}. Keys are whole numbers, so when the next group is
+   * in the same band the rest of that band is re-keyed behind {@code t}, in its order. Caller holds
+   * the lock.
+   */
+  private void placeBehind(Ticket t, Ticket bound, int floor) {
+    Ticket next =
+        bound == null ? index.first() : index.after(key(bound.band, bound.place, Long.MAX_VALUE));
+    int upper = bound == null ? MAX_RANKED_BAND : bound.band;
+    int band;
+    if (next == null) {
+      band = floor;
+    } else if (next.band < upper) {
+      band = Math.min(upper, Math.max(floor, next.band + 1));
+    } else {
+      band = upper;
+    }
+    List<Ticket> rest = new ArrayList<>();
+    for (Ticket n = next; n != null && n.band == band; n = index.after(n)) {
+      rest.add(n);
+    }
+    rest.forEach(index::remove);
+    t.band = band;
+    t.place = ++counter;
+    t.order = t.place;
+    t.promoted = false;
+    index.insert(t);
+    long oldPlace = Long.MIN_VALUE;
+    for (Ticket n : rest) {
+      if (n.place != oldPlace) {
+        oldPlace = n.place;
+        ++counter;
+      }
+      n.place = counter;
+      index.insert(n);
     }
   }
 
@@ -383,43 +458,30 @@ public final class InMemoryLine implements Line {
   public int drawPresale(IntFunction<int[]> order, long now) {
     synchronized (lock) {
       List<Ticket> group = new ArrayList<>();
-      List<Ticket> band0 = new ArrayList<>();
       index.forEach(
           Integer.MAX_VALUE,
           t -> {
-            if (t.band == 0) {
-              band0.add(t);
-              if (t.place == t.order) {
-                group.add(t); // in line order: ascending place, here equal to arrival order
-              }
+            if (t.band == 0 && !t.promoted) {
+              group.add(t); // in line order: ascending place, here equal to arrival order
             }
           });
       int n = group.size();
       int[] drawn = order.apply(n);
       checkPermutation(drawn, n);
-      java.util.Set<Long> places = new java.util.HashSet<>();
       long[] sorted = new long[n];
       for (int i = 0; i < n; i++) {
         sorted[i] = group.get(i).place;
-        places.add(sorted[i]);
-      }
-      // Clients tied to a group member's place (promotions, passes) stay tied to that place and
-      // queue behind whoever draws it: they get fresh tie orders, in the order they had.
-      List<Ticket> tied = new ArrayList<>();
-      for (Ticket t : band0) {
-        if (t.place != t.order && places.contains(t.place)) {
-          tied.add(t);
-        }
       }
       group.forEach(index::remove);
-      tied.forEach(index::remove);
+      // Clients tied to a group member's place (promotions, passes) stay tied to that place, in
+      // their order, and whoever draws it holds it behind them: it takes a fresher order.
       for (int k = 0; k < n; k++) {
         Ticket t = group.get(drawn[k]);
         t.place = sorted[k];
-        index.insert(t);
-      }
-      for (Ticket t : tied) {
-        t.order = ++counter;
+        Ticket last = index.before(key(0, t.place, Long.MAX_VALUE));
+        if (last != null && last.sameGroup(t)) {
+          t.order = ++counter;
+        }
         index.insert(t);
       }
       return n;
@@ -595,7 +657,9 @@ public final class InMemoryLine implements Line {
       t.lastPoll = t.polled ? e.lastPoll() : 0;
       t.seen = e.seen();
       t.hasPass = e.hasPass();
-      t.promoted = e.band() != 0 || e.place() != e.order();
+      // A member holding its place has order == place unless a promotion into its tie or the
+      // draw changed its order; the export does not record which, so those read as tied.
+      t.promoted = !e.ready() && e.place() != e.order();
       t.clientKey = e.clientKey();
       t.cookiesSentAt = now;
       t.resend = true;
@@ -853,10 +917,15 @@ public final class InMemoryLine implements Line {
   }
 
   private static Ticket keyOf(Ticket t) {
+    return key(t.band, t.place, t.order);
+  }
+
+  /** A probe for index searches: a ticket with only an ordering key. */
+  private static Ticket key(int band, long place, long order) {
     Ticket k = new Ticket(0, 0, 0);
-    k.band = t.band;
-    k.place = t.place;
-    k.order = t.order;
+    k.band = band;
+    k.place = place;
+    k.order = order;
     return k;
   }
 
