@@ -41,14 +41,22 @@ import java.util.NoSuchElementException;
  * secret until the draw, like the tokens the file holds anyway. A room without a pre-sale writes
  * version 1, so readers that predate version 2 keep reading it; both versions are read.
  *
- * <p>Tickets are in line order. Fields appear in this order and every one is required; anything
- * else, a count that does not match, or trailing data is a format error, so a truncated or edited
- * file is refused rather than half-read.
+ * <p>Tickets are in line order. Fields appear in this order and every one is required, except
+ * {@code "arrival"}, written last on a waiting ticket that holds its place while its order differs
+ * from its place (a promotion into its tie gave it a fresher order so it stands behind the
+ * promoted, or the pre-sale draw or a rank move gave it a new place): the ticket's arrival number.
+ * Without it a waiting ticket holds its place when {@code order} equals {@code place} and is tied
+ * into it (promoted) otherwise, which is how every file reads that has no such ticket, including
+ * those written before the field existed. Anything else, a count that does not match, or trailing
+ * data is a format error, so a truncated or edited file is refused rather than half-read.
  */
 final class LineFormat {
   static final String FORMAT = "dev.room/line";
   static final int VERSION = 1;
   static final int PRESALE_VERSION = 2;
+
+  /** Arrival numbers stay exact in a Redis script's doubles. */
+  private static final long MAX_ARRIVAL = (1L << 53) - 1;
 
   private static final JsonFactory JSON =
       JsonFactory.builder()
@@ -124,6 +132,9 @@ final class LineFormat {
       g.writeBooleanField("has_pass", e.hasPass());
       g.writeBooleanField("ready", e.ready());
       g.writeStringField("client_key", e.clientKey());
+      if (e.holdsPlaceOffOrder()) {
+        g.writeNumberField("arrival", e.number());
+      }
       g.writeEndObject();
     } catch (IOException x) {
       throw new UncheckedIOException(x);
@@ -199,7 +210,17 @@ final class LineFormat {
           boolean hasPass = bool("has_pass");
           boolean ready = bool("ready");
           String clientKey = string("client_key");
-          expect(p.nextToken(), JsonToken.END_OBJECT, "the end of a ticket");
+          JsonToken end = p.nextToken();
+          long arrival = 0;
+          if (end == JsonToken.FIELD_NAME && "arrival".equals(p.currentName())) {
+            expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT, "a whole number for arrival");
+            arrival = p.getLongValue();
+            if (arrival < 1 || arrival > MAX_ARRIVAL || ready) {
+              throw new ImportFormatException("arrival out of range or on a ready ticket");
+            }
+            end = p.nextToken();
+          }
+          expect(end, JsonToken.END_OBJECT, "the end of a ticket");
           if (band < 0 || band > Integer.MAX_VALUE - 1 || rank < 0 || rank > Integer.MAX_VALUE) {
             throw new ImportFormatException("band or rank out of range");
           }
@@ -223,7 +244,9 @@ final class LineFormat {
               seen,
               hasPass,
               ready,
-              clientKey);
+              clientKey,
+              !ready && arrival == 0 && place != order,
+              arrival != 0 ? arrival : order);
         }
       };
     }

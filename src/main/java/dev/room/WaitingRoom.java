@@ -704,7 +704,9 @@ public final class WaitingRoom implements AutoCloseable {
                     e.seen(),
                     e.hasPass(),
                     e.ready(),
-                    e.clientKey());
+                    e.clientKey(),
+                    e.promoted(),
+                    e.number());
               });
       Iterator<long[]> passes =
           Filtered.of(

@@ -634,7 +634,7 @@ public final class InMemoryLine implements Line {
     long readyOrder = 0;
     while (entries.hasNext()) {
       LineEntry e = entries.next();
-      Ticket t = new Ticket(e.hi(), e.lo(), 0);
+      Ticket t = new Ticket(e.hi(), e.lo(), e.number());
       if (e.ready()) {
         t.band = Integer.MAX_VALUE;
         t.place = ++readyOrder;
@@ -657,9 +657,7 @@ public final class InMemoryLine implements Line {
       t.lastPoll = t.polled ? e.lastPoll() : 0;
       t.seen = e.seen();
       t.hasPass = e.hasPass();
-      // A member holding its place has order == place unless a promotion into its tie or the
-      // draw changed its order; the export does not record which, so those read as tied.
-      t.promoted = !e.ready() && e.place() != e.order();
+      t.promoted = !e.ready() && e.promoted();
       t.clientKey = e.clientKey();
       t.cookiesSentAt = now;
       t.resend = true;
@@ -714,7 +712,9 @@ public final class InMemoryLine implements Line {
         t.seen,
         t.hasPass,
         ready || restoredReady,
-        t.clientKey == null ? "" : t.clientKey);
+        t.clientKey == null ? "" : t.clientKey,
+        t.promoted && !ready && !restoredReady,
+        t.number);
   }
 
   /**

@@ -17,6 +17,7 @@ import java.util.List;
 final class LineRestore {
   private static final int CHUNK = 256;
   private static final long MAX_KEY = (1L << 53) - 1;
+  private static final int STAGED_FIELDS = 14;
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final RedisLink link;
@@ -82,7 +83,9 @@ final class LineRestore {
       args.add(e.seen() ? "1" : "0");
       args.add(e.hasPass() ? "1" : "0");
       args.add(e.clientKey() == null ? "" : e.clientKey());
-      if (args.size() > CHUNK * 12) {
+      args.add(!e.ready() && e.promoted() ? "1" : "0");
+      args.add(Long.toString(Math.max(0, Math.min(MAX_KEY, e.number()))));
+      if (args.size() > CHUNK * STAGED_FIELDS) {
         flushTickets(now);
       }
     }

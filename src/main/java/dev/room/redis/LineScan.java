@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  * line's snapshots: read after serving has stopped for an exact one.
  */
 final class LineScan {
-  static final int FIELDS = 14;
+  static final int FIELDS = 15;
 
   private LineScan() {}
 
@@ -33,7 +33,8 @@ final class LineScan {
       boolean seen,
       boolean hasPass,
       String clientKey,
-      long number) {
+      long number,
+      boolean promoted) {
 
     static Row of(List<Object> r, int at) {
       return new Row(
@@ -50,7 +51,8 @@ final class LineScan {
           Replies.num(r, at + 10) != 0,
           Replies.num(r, at + 11) != 0,
           (String) r.get(at + 12),
-          Replies.num(r, at + 13));
+          Replies.num(r, at + 13),
+          Replies.num(r, at + 14) != 0);
     }
 
     TicketInfo info() {
@@ -79,7 +81,9 @@ final class LineScan {
           seen,
           hasPass,
           position == 0,
-          clientKey);
+          clientKey,
+          promoted && position != 0,
+          number);
     }
   }
 

@@ -273,6 +273,7 @@ local function fields(out, token, t, pos)
   out[n + 12] = t[HASPASS]
   out[n + 13] = t[CLIENTKEY]
   out[n + 14] = t[NUMBER]
+  out[n + 15] = t[PROMOTED]
 end
 
 --- script: enter
@@ -696,7 +697,7 @@ return reply(#due, 0, 0)
 --- script: scan
 -- ARGV: mode, cursor, n. Reads up to n tickets in line order: mode 'r' continues the ready list
 -- after score cursor (then the line), mode 'l' continues the line after member cursor ('' = the
--- start). Returns next mode ('end' when done), next cursor, then 14 fields per ticket.
+-- start). Returns next mode ('end' when done), next cursor, then 15 fields per ticket.
 local mode, cursor, n = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local out = {'end', ''}
 local count = 0
@@ -738,7 +739,7 @@ end
 return out
 
 --- script: ticket
--- ARGV: token. The 14 fields of one ticket, or an empty reply.
+-- ARGV: token. The 15 fields of one ticket, or an empty reply.
 local token = ARGV[1]
 local t = load(token)
 local out = {}
@@ -748,19 +749,20 @@ end
 return out
 
 --- script: stage
--- KEYS[14..20]: staging tk, line, heads, gsize, act, unseen, passes. ARGV: now, then 12 fields per
+-- KEYS[14..20]: staging tk, line, heads, gsize, act, unseen, passes. ARGV: now, then 14 fields per
 -- ticket (token, band, place, order, rank, issuedAt, lastActivity, lastPoll, polled, seen,
--- hasPass, clientKey). Adds tickets to a restore's staging keys; returns -1 on a duplicate token.
+-- hasPass, clientKey, promoted, number). Adds tickets to a restore's staging keys; returns -1 on a
+-- duplicate token.
 -- The helpers above write through these upvalues, so point them at the staging keys.
 TK, LINE, HEADS, GSIZE, ACT, UNSEEN = KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19]
 local now = tonumber(ARGV[1])
-for i = 2, #ARGV, 12 do
+for i = 2, #ARGV, 14 do
   local token = ARGV[i]
   local band, place, order = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
   local seen = tonumber(ARGV[i + 9])
-  local t = {0, band, place, order, tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]),
-    tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7]), now, 0, WAITING, seen, tonumber(ARGV[i + 8]),
-    tonumber(ARGV[i + 10]), place ~= order and 1 or 0, 0, 1, ARGV[i + 11]}
+  local t = {tonumber(ARGV[i + 13]), band, place, order, tonumber(ARGV[i + 4]),
+    tonumber(ARGV[i + 5]), tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7]), now, 0, WAITING, seen,
+    tonumber(ARGV[i + 8]), tonumber(ARGV[i + 10]), tonumber(ARGV[i + 12]), 0, 1, ARGV[i + 11]}
   if redis.call('HSETNX', TK, token, cmsgpack.pack(t)) == 0 then
     return {-1}
   end

@@ -941,6 +941,30 @@ public abstract class LineContractTest {
   }
 
   @Test
+  void theHolderOfAPlaceStaysBehindLaterPromotionsAfterARestore() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    Client d = waiter(l, 4);
+    l.promote(d.hi(), d.lo(), 1); // a, the holder, now stands behind d with a fresher order
+    List<LineEntry> entries = new ArrayList<>();
+    l.export(entries::add, p -> {});
+    LineEntry holder = entries.get(1);
+    assertEquals(a.token(), Tokens.format(holder.hi(), holder.lo()));
+    assertFalse(holder.promoted());
+    assertTrue(holder.holdsPlaceOffOrder(), "the export must say a holds its place");
+    assertTrue(entries.get(0).promoted());
+
+    Line fresh = line(1);
+    fresh.restore(entries.iterator(), Collections.emptyIterator(), now());
+    assertEquals(tokens(d, a, b, c), order(fresh), "d is ready at once, a next");
+    fresh.promote(c.hi(), c.lo(), 1);
+    assertEquals(tokens(d, c, a, b), order(fresh), "a later payer still goes ahead of the holder");
+  }
+
+  @Test
   void aFailedRestoreLeavesTheLineAsItWas() {
     Line l = line(1);
     Client a = Client.fresh();
