@@ -592,6 +592,72 @@ public abstract class LineContractTest {
     l.exit(now());
   }
 
+  /** Each line's queue as token@position, ready clients first. */
+  private static List<String> view(Line l) {
+    List<String> out = new ArrayList<>();
+    for (TicketInfo t : l.queue(Integer.MAX_VALUE)) {
+      out.add(t.token() + "@" + t.position() + "/" + t.rank());
+    }
+    return out;
+  }
+
+  @Test
+  void randomMovesOrderTheLineAsTheInMemoryLineDoes() {
+    java.util.Random rnd = new java.util.Random(20261201);
+    Line l = line(2);
+    Line ref = new dev.room.engine.InMemoryLine(2);
+    List<Client> known = new ArrayList<>();
+    int inFlight = 0;
+    for (int step = 0; step < 400; step++) {
+      int op = rnd.nextInt(100);
+      List<TicketInfo> q = ref.queue(Integer.MAX_VALUE);
+      List<TicketInfo> waiting = q.stream().filter(t -> t.position() > 0).toList();
+      if (op < 30 || q.isEmpty()) {
+        Client c = Client.fresh();
+        boolean pass = rnd.nextInt(5) == 0;
+        long a = l.arrive(c.hi(), c.lo(), "", pass, now(), policy);
+        long b = ref.arrive(c.hi(), c.lo(), "", pass, now(), policy);
+        assertEquals(Outcome.kind(b), Outcome.kind(a), "step " + step);
+        assertEquals(Outcome.position(b), Outcome.position(a), "step " + step);
+        if (Outcome.kind(b) == Outcome.ADMITTED) {
+          inFlight++;
+        } else {
+          known.add(c);
+        }
+      } else if (op < 42 && inFlight > 0) {
+        l.exit(now());
+        ref.exit(now());
+        inFlight--;
+      } else if (op < 52 && q.get(0).position() == 0) {
+        Client c = new Client(Tokens.hi(q.get(0).token()), Tokens.lo(q.get(0).token()));
+        assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(c.hi(), c.lo(), now(), policy)));
+        assertEquals(Outcome.ADMITTED, Outcome.kind(ref.claim(c.hi(), c.lo(), now(), policy)));
+        inFlight++;
+      } else if (op < 57) {
+        Client c = known.get(rnd.nextInt(known.size()));
+        assertEquals(ref.remove(c.hi(), c.lo(), now()), l.remove(c.hi(), c.lo(), now()));
+      } else if (!waiting.isEmpty()) {
+        TicketInfo t = waiting.get(rnd.nextInt(waiting.size()));
+        long hi = Tokens.hi(t.token());
+        long lo = Tokens.lo(t.token());
+        if (op < 77) {
+          long target = 1 + rnd.nextInt((int) waiting.get(waiting.size() - 1).position());
+          assertEquals(ref.promote(hi, lo, target), l.promote(hi, lo, target), "step " + step);
+        } else {
+          int rank = rnd.nextInt(5);
+          assertEquals(ref.rank(hi, lo, rank), l.rank(hi, lo, rank), "step " + step);
+        }
+      }
+      assertEquals(view(ref), view(l), "step " + step);
+    }
+    while (inFlight > 0) {
+      l.exit(now());
+      ref.exit(now());
+      inFlight--;
+    }
+    ref.close();
+  }
+
   @Test
   void passesExpireAndAreSwept() {
     Line l = line(1);
