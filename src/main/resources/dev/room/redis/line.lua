@@ -612,18 +612,23 @@ return reply(0, 0, 0)
 -- arrival order, get their own places back in the drawn order. Returns the group's size; when that
 -- is not the number of indexes given, nothing moves and the caller draws again for that size.
 local band0 = redis.call('ZRANGE', LINE, '[' .. group(0, 0), '+', 'BYLEX')
-local members, places, tickets = {}, {}, {}
+-- A promotion always takes a fresh order, above its place, so a member whose order equals its
+-- place holds it; only the others need their record read to tell.
+local members, places = {}, {}
 for i = 1, #band0 do
+  local place, order = string.sub(band0[i], 9, 24), string.sub(band0[i], 25, 40)
   local token = string.sub(band0[i], 41)
-  local t = load(token)
-  if t[PROMOTED] == 0 then
+  if place == order or load(token)[PROMOTED] == 0 then
     members[#members + 1] = token
-    tickets[#tickets + 1] = t
-    places[#places + 1] = t[PLACE]
+    places[#places + 1] = tonumber(place, 16)
   end
 end
 if #members ~= #ARGV then
   return {#members}
+end
+local tickets = {}
+for i = 1, #members do
+  tickets[i] = load(members[i])
 end
 local seen = {}
 for k = 1, #ARGV do
