@@ -424,7 +424,7 @@ public final class InMemoryLine implements Line {
   private void placeBehind(Ticket t, Ticket bound, int floor) {
     Ticket next =
         bound == null ? index.first() : index.after(key(bound.band, bound.place, Long.MAX_VALUE));
-    int upper = bound == null ? MAX_RANKED_BAND : bound.band;
+    int upper = bound == null ? MAX_RANKED_BAND : Math.min(bound.band, MAX_RANKED_BAND);
     int band;
     if (next == null) {
       band = floor;

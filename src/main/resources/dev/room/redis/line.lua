@@ -505,7 +505,7 @@ if bound then
 else
   nextg = redis.call('ZRANGE', LINE, 0, 0)[1]
 end
-local upper = bound and bandOf(bound) or MAXRANKED
+local upper = bound and math.min(bandOf(bound), MAXRANKED) or MAXRANKED
 local band = floor
 if nextg then
   local nb = bandOf(nextg)

@@ -1031,6 +1031,32 @@ public abstract class LineContractTest {
   }
 
   @Test
+  void aRankMoveBehindARestoredReadyClientNeverTakesTheReadyBand() {
+    Client r1 = Client.fresh();
+    Client r2 = Client.fresh();
+    Client a = Client.fresh();
+    Client b = Client.fresh();
+    List<LineEntry> entries =
+        List.of(ready(r1, 1), ready(r2, 2), entry(a, 0, 3, 3), entry(b, 0, 4, 4));
+    Line l = line(1);
+    l.restore(entries.iterator(), noPasses(), now()); // r2 is owed a slot: it waits first
+    assertFalse(l.rank(a.hi(), a.lo(), Integer.MAX_VALUE - 1), "right behind r2: passes nobody");
+    assertTrue(l.rank(b.hi(), b.lo(), Integer.MAX_VALUE), "b passes a, not r2");
+    assertEquals(tokens(r1, r2, b, a), order(l));
+    List<LineEntry> out = new ArrayList<>();
+    l.export(out::add, p -> {});
+    for (LineEntry e : out.subList(2, 4)) {
+      assertFalse(e.ready(), "a ranked client is not exported as ready");
+      assertEquals(Integer.MAX_VALUE - 1, e.band(), "the highest band a rank move takes");
+    }
+  }
+
+  private LineEntry ready(Client c, long order) {
+    return new LineEntry(
+        c.hi(), c.lo(), 0, order, order, 0, now(), now(), Long.MIN_VALUE, true, false, true, "");
+  }
+
+  @Test
   void aFailedRestoreLeavesTheLineAsItWas() {
     Line l = line(1);
     Client a = Client.fresh();
