@@ -42,10 +42,15 @@ import java.util.NoSuchElementException;
  * version 1, so readers that predate version 2 keep reading it; both versions are read.
  *
  * <p>Tickets are in line order, ready ones first. Fields appear in this order and every one is
- * required; anything else, a count that does not match, or trailing data is a format error, so a
- * truncated or edited file is refused rather than half-read. A band is 0 to {@code
- * Integer.MAX_VALUE - 1} (the band above is the lines' own, for restored ready clients), a place or
- * order 0 to {@link #MAX_PLACE}.
+ * required, except {@code "arrival"}, written last on a waiting ticket that holds its place while
+ * its order differs from its place (a promotion into its tie gave it a fresher order so it stands
+ * behind the promoted, or the pre-sale draw or a rank move gave it a new place): the ticket's
+ * arrival number. Without it a waiting ticket holds its place when {@code order} equals {@code
+ * place} and is tied into it (promoted) otherwise, which is how every file reads that has no such
+ * ticket, including those written before the field existed. Anything else, a count that does not
+ * match, or trailing data is a format error, so a truncated or edited file is refused rather than
+ * half-read. A band is 0 to {@code Integer.MAX_VALUE - 1} (the band above is the lines' own, for
+ * restored ready clients), a place, order or arrival 0 to {@link #MAX_PLACE}.
  */
 final class LineFormat {
   static final String FORMAT = "dev.room/line";
@@ -53,11 +58,11 @@ final class LineFormat {
   static final int PRESALE_VERSION = 2;
 
   /**
-   * The largest place or order a file may hold. A restored line's counter starts from the largest
-   * one and goes up by one per arrival, promotion or rank, so it needs room to grow: the Redis line
-   * keeps places in Lua numbers (doubles, exact up to 2^53), and 2^52 leaves 2^52 more keys above
-   * it before that limit, some 140 years at a million a second. A line's own counter starts at 1,
-   * so no real file comes near it. Checked here for both lines, in one place.
+   * The largest place, order or arrival number a file may hold. A restored line's counter starts
+   * from the largest one and goes up by one per arrival, promotion or rank, so it needs room to
+   * grow: the Redis line keeps places in Lua numbers (doubles, exact up to 2^53), and 2^52 leaves
+   * 2^52 more keys above it before that limit, some 140 years at a million a second. A line's own
+   * counter starts at 1, so no real file comes near it. Checked here for both lines, in one place.
    */
   static final long MAX_PLACE = 1L << 52;
 
@@ -135,6 +140,9 @@ final class LineFormat {
       g.writeBooleanField("has_pass", e.hasPass());
       g.writeBooleanField("ready", e.ready());
       g.writeStringField("client_key", e.clientKey());
+      if (e.holdsPlaceOffOrder()) {
+        g.writeNumberField("arrival", e.number());
+      }
       g.writeEndObject();
     } catch (IOException x) {
       throw new UncheckedIOException(x);
@@ -210,7 +218,17 @@ final class LineFormat {
           boolean hasPass = bool("has_pass");
           boolean ready = bool("ready");
           String clientKey = string("client_key");
-          expect(p.nextToken(), JsonToken.END_OBJECT, "the end of a ticket");
+          JsonToken end = p.nextToken();
+          long arrival = 0;
+          if (end == JsonToken.FIELD_NAME && "arrival".equals(p.currentName())) {
+            expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT, "a whole number for arrival");
+            arrival = p.getLongValue();
+            if (arrival < 1 || arrival > MAX_PLACE || ready) {
+              throw new ImportFormatException("arrival out of range or on a ready ticket");
+            }
+            end = p.nextToken();
+          }
+          expect(end, JsonToken.END_OBJECT, "the end of a ticket");
           if (band < 0 || band > Integer.MAX_VALUE - 1 || rank < 0 || rank > Integer.MAX_VALUE) {
             throw new ImportFormatException("band or rank out of range");
           }
@@ -240,7 +258,9 @@ final class LineFormat {
               seen,
               hasPass,
               ready,
-              clientKey);
+              clientKey,
+              !ready && arrival == 0 && place != order,
+              arrival != 0 ? arrival : order);
         }
       };
     }

@@ -406,9 +406,11 @@ public final class WaitingRoom implements AutoCloseable {
    * where j is the next word of the stream {@code SHA-256(seed || counter)} (counter = 0, 1, … as 8
    * big-endian bytes; the digest's first 8 bytes big-endian, shifted right one bit) that is below
    * {@code floor(2^63 / (i+1)) * (i+1)}, taken modulo i+1. The arrivals are the waiting tickets
-   * that never moved (no promotion, pass or rank), by arrival number: the {@code order} field of an
-   * export, whose {@code place} then shows the draw. Promoted and ranked clients keep their place.
-   * The draw survives export and import and is never run twice.
+   * that never moved (no promotion, pass or rank), by arrival number: in an export, the band-0
+   * tickets holding their place ({@code order} equal to {@code place}, or an {@code arrival}
+   * field), by {@code arrival} where present and {@code order} otherwise; their {@code place} then
+   * shows the draw. Promoted and ranked clients keep their place; clients tied into a drawn place
+   * stay ahead of whoever draws it. The draw survives export and import and is never run twice.
    *
    * @throws IllegalArgumentException when {@code opensAt} is not in the future
    * @throws IllegalStateException when the draw already took place at another time
@@ -599,7 +601,15 @@ public final class WaitingRoom implements AutoCloseable {
 
   /**
    * Ranks a client: it waits ahead of every lower rank and behind every client already holding an
-   * equal or higher rank. Returns whether it moved; lowering a rank is recorded but moves nothing.
+   * equal or higher rank (so equal ranks keep the order in which they were ranked). The rank is
+   * recorded first; the client then passes every client whose recorded rank is lower, up to the
+   * nearest one ahead holding an equal or higher rank, and stops behind that one's whole tie.
+   * Lowering a rank never moves the client back, but later rank moves compare with the new rank:
+   * rank D at 3, lower it to 0, and a client ranked 1 passes D.
+   *
+   * @return true when the client passed someone (or left a tie to stand ahead of its lower-ranked
+   *     tie-mates); then {@link Event#RANK} fires. False for the first in line, or when the client
+   *     ahead holds an equal or higher rank.
    */
   public boolean setTicketRank(String token, int rank) {
     if (rank < 0) {
@@ -740,7 +750,9 @@ public final class WaitingRoom implements AutoCloseable {
                     e.seen(),
                     e.hasPass(),
                     e.ready(),
-                    e.clientKey());
+                    e.clientKey(),
+                    e.promoted(),
+                    e.number());
               });
       Iterator<long[]> passes =
           Filtered.of(

@@ -157,6 +157,31 @@ class ExportImportTest {
   }
 
   @Test
+  void theHolderOfAPlaceIsMarkedInTheExportOnlyWhenItsOrderDiffersFromItsPlace() throws Exception {
+    WaitingRoom r = room(1);
+    assertTrue(r.tryEnter());
+    String a = queue(r, "a");
+    String b = queue(r, "b");
+    String c = queue(r, "c");
+    String plain = new String(export(r), StandardCharsets.UTF_8);
+    assertFalse(plain.contains("arrival"), "no tie: the file reads as it always did");
+    r.adminPromote(c, 1); // a holds place 1 behind c, with a fresher order
+    String tied = new String(export(r), StandardCharsets.UTF_8);
+    assertEquals(1, tied.split("\"arrival\":", -1).length - 1, "only a is marked");
+    assertTrue(tied.contains("\"client_key\":\"a\",\"arrival\":1}"), tied);
+    try (WaitingRoom copy = room(1)) {
+      copy.importFrom(new ByteArrayInputStream(tied.getBytes(StandardCharsets.UTF_8)));
+      copy.adminPromote(b, 1);
+      List<String> keys = new ArrayList<>();
+      for (TicketInfo t : copy.queue(10)) {
+        keys.add(t.clientKey());
+      }
+      assertEquals(List.of("c", "b", "a"), keys, "a still holds its place behind the payers");
+    }
+    r.close();
+  }
+
+  @Test
   void theGoldenVersionOneFileStillImports() throws Exception {
     try (InputStream in = getClass().getResourceAsStream("export-v1.json");
         WaitingRoom r = room(1)) {

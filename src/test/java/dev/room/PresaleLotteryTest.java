@@ -157,6 +157,51 @@ class PresaleLotteryTest {
     assertEquals(expected, byPlace, "the draw, recomputed from the seed and the arrivals");
   }
 
+  @Test
+  void aClientTiedIntoADrawnPlaceStaysAheadOfWhoeverDrawsItAndTheDrawCanStillBeRecomputed()
+      throws Exception {
+    WaitingRoom r = room(1);
+    assertTrue(r.tryEnter());
+    r.schedulePresale(opensAt);
+    List<Visitor> vs = queue(r, 6);
+    r.adminPromote(vs.get(5).token, 2); // ties into the place of the second arrival
+    clock.advance(Duration.ofMinutes(11));
+    r.evictExpired(); // the draw
+    List<TicketInfo> q = r.queue(Integer.MAX_VALUE);
+    int tied = q.stream().map(TicketInfo::token).toList().indexOf(vs.get(5).token);
+    assertEquals(q.get(tied).position(), q.get(tied + 1).position(), "still tied");
+    assertTrue(
+        tied == 0 || q.get(tied - 1).position() < q.get(tied).position(),
+        "ahead of whoever drew the place");
+    // The auditor's procedure: band-0 holders of their place, by arrival number, the first n.
+    JsonNode file = new ObjectMapper().readTree(export(r));
+    byte[] seed = HexFormat.of().parseHex(file.get("presale").get("seed").asText());
+    int n = file.get("presale").get("group").asInt();
+    assertEquals(5, n);
+    List<JsonNode> tickets = new ArrayList<>();
+    file.get("tickets").forEach(tickets::add);
+    List<JsonNode> arrivals =
+        tickets.stream()
+            .filter(t -> t.get("band").asInt() == 0)
+            .filter(t -> t.has("arrival") || t.get("order").asLong() == t.get("place").asLong())
+            .sorted(
+                Comparator.comparingLong(
+                    t -> (t.has("arrival") ? t.get("arrival") : t.get("order")).asLong()))
+            .limit(n)
+            .toList();
+    List<String> byPlace =
+        arrivals.stream()
+            .sorted(Comparator.comparingLong(t -> t.get("place").asLong()))
+            .map(t -> t.get("token").asText())
+            .toList();
+    List<String> expected = new ArrayList<>();
+    for (int i : recompute(seed, n)) {
+      expected.add(arrivals.get(i).get("token").asText());
+    }
+    assertEquals(expected, byPlace, "the draw, recomputed from the seed and the arrivals");
+    assertFalse(byPlace.contains(vs.get(5).token), "the promoted client is not in the draw");
+  }
+
   /** The documented procedure, run in Python, gives this order for seed 01 02 … 20 and five. */
   @Test
   void theDrawMatchesAPythonRecomputationOfTheDocumentedProcedure() {

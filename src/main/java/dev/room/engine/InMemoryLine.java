@@ -243,16 +243,14 @@ public final class InMemoryLine implements Line {
       t.clientKey = clientKey;
       t.hasPass = toFront;
       Ticket front = toFront ? index.groupAt(1) : null;
+      t.state = Ticket.WAITING;
       if (front != null) {
-        t.band = front.band;
-        t.place = front.place;
-        t.promoted = true;
+        joinTie(t, front);
       } else {
         t.place = t.number;
+        t.order = t.number;
+        index.insert(t);
       }
-      t.order = t.number;
-      t.state = Ticket.WAITING;
-      index.insert(t);
       waitingCount++;
       rebalance(now);
       if (t.state == Ticket.READY) {
@@ -367,12 +365,29 @@ public final class InMemoryLine implements Line {
       }
       Ticket occupant = index.groupAt(target);
       index.remove(t);
-      t.band = occupant.band;
-      t.place = occupant.place;
-      t.order = ++counter;
-      t.promoted = true;
-      index.insert(t);
+      joinTie(t, occupant);
       return new Move(from, index.position(t), waitingCount);
+    }
+  }
+
+  /**
+   * Ties {@code t} (not in the index) into the group headed by {@code head}: behind the members
+   * promoted into it before, ahead of the member holding the place, which takes a fresher order.
+   * Caller holds the lock.
+   */
+  private void joinTie(Ticket t, Ticket head) {
+    t.band = head.band;
+    t.place = head.place;
+    t.promoted = true;
+    t.order = ++counter;
+    Ticket last = index.before(key(head.band, head.place, Long.MAX_VALUE));
+    if (last != null && last.sameGroup(t) && !last.promoted) {
+      index.remove(last);
+      index.insert(t);
+      last.order = ++counter;
+      index.insert(last);
+    } else {
+      index.insert(t);
     }
   }
 
@@ -385,21 +400,77 @@ public final class InMemoryLine implements Line {
     }
   }
 
+  /**
+   * Records the rank, then moves the ticket forward past every ticket whose recorded rank is lower,
+   * up to the nearest one ahead holding an equal or higher rank (restored ready tickets count as
+   * the highest). A tie is never split by someone passing it: a ticket stops behind the whole group
+   * of the one it may not pass. Only tickets in bands at least {@code rank} can hold such a rank (a
+   * band is never below its tickets' ranks), so the walk back covers the ranked part of the line
+   * only.
+   */
   @Override
   public boolean rank(long hi, long lo, int rank) {
     synchronized (lock) {
       Ticket t = waitingTicket(hi, lo);
       t.rank = rank;
-      int band = Math.min(rank, MAX_RANKED_BAND);
-      if (band <= t.band) {
+      int floor = Math.min(rank, MAX_RANKED_BAND);
+      Ticket bound =
+          t.band >= floor
+              ? index.before(t)
+              : index.before(key(floor - 1, Long.MIN_VALUE, Long.MIN_VALUE));
+      while (bound != null && bound.rank < rank && bound.band != Ticket.CALLED) {
+        bound = index.before(bound);
+      }
+      Ticket pred = index.before(t);
+      boolean passes = pred != null && (bound == null || !pred.sameGroup(bound));
+      if (!passes && floor <= t.band) {
         return false;
       }
+      // Not passing anyone but rising above its band: the ticket keeps its position and leaves
+      // its tie to stand ahead of its (lower-ranked) tie-mates, so its band covers its rank again.
+      boolean leavesTie = !passes && t.sameGroup(index.after(t));
       index.remove(t);
-      t.band = band;
-      t.place = ++counter;
-      t.order = t.place;
-      index.insert(t);
-      return true;
+      placeBehind(t, bound, floor);
+      return passes || leavesTie;
+    }
+  }
+
+  /**
+   * Inserts {@code t} as a group of its own right behind {@code bound}'s group (at the front when
+   * null), in a band of at least {@code floor}. Keys are whole numbers, so when the next group is
+   * in the same band the rest of that band is re-keyed behind {@code t}, in its order. Caller holds
+   * the lock.
+   */
+  private void placeBehind(Ticket t, Ticket bound, int floor) {
+    Ticket next =
+        bound == null ? index.first() : index.after(key(bound.band, bound.place, Long.MAX_VALUE));
+    int upper = bound == null ? MAX_RANKED_BAND : Math.min(bound.band, MAX_RANKED_BAND);
+    int band;
+    if (next == null) {
+      band = floor;
+    } else if (next.band < upper) {
+      band = Math.min(upper, Math.max(floor, next.band + 1));
+    } else {
+      band = upper;
+    }
+    List<Ticket> rest = new ArrayList<>();
+    for (Ticket n = next; n != null && n.band == band; n = index.after(n)) {
+      rest.add(n);
+    }
+    rest.forEach(index::remove);
+    t.band = band;
+    t.place = ++counter;
+    t.order = t.place;
+    t.promoted = false;
+    index.insert(t);
+    long oldPlace = Long.MIN_VALUE;
+    for (Ticket n : rest) {
+      if (n.place != oldPlace) {
+        oldPlace = n.place;
+        ++counter;
+      }
+      n.place = counter;
+      index.insert(n);
     }
   }
 
@@ -407,43 +478,30 @@ public final class InMemoryLine implements Line {
   public int drawPresale(IntFunction<int[]> order, long now) {
     synchronized (lock) {
       List<Ticket> group = new ArrayList<>();
-      List<Ticket> band0 = new ArrayList<>();
       index.forEach(
           Integer.MAX_VALUE,
           t -> {
-            if (t.band == 0) {
-              band0.add(t);
-              if (t.place == t.order) {
-                group.add(t); // in line order: ascending place, here equal to arrival order
-              }
+            if (t.band == 0 && !t.promoted) {
+              group.add(t); // in line order: ascending place, here equal to arrival order
             }
           });
       int n = group.size();
       int[] drawn = order.apply(n);
       checkPermutation(drawn, n);
-      java.util.Set<Long> places = new java.util.HashSet<>();
       long[] sorted = new long[n];
       for (int i = 0; i < n; i++) {
         sorted[i] = group.get(i).place;
-        places.add(sorted[i]);
-      }
-      // Clients tied to a group member's place (promotions, passes) stay tied to that place and
-      // queue behind whoever draws it: they get fresh tie orders, in the order they had.
-      List<Ticket> tied = new ArrayList<>();
-      for (Ticket t : band0) {
-        if (t.place != t.order && places.contains(t.place)) {
-          tied.add(t);
-        }
       }
       group.forEach(index::remove);
-      tied.forEach(index::remove);
+      // Clients tied to a group member's place (promotions, passes) stay tied to that place, in
+      // their order, and whoever draws it holds it behind them: it takes a fresher order.
       for (int k = 0; k < n; k++) {
         Ticket t = group.get(drawn[k]);
         t.place = sorted[k];
-        index.insert(t);
-      }
-      for (Ticket t : tied) {
-        t.order = ++counter;
+        Ticket last = index.before(key(0, t.place, Long.MAX_VALUE));
+        if (last != null && last.sameGroup(t)) {
+          t.order = ++counter;
+        }
         index.insert(t);
       }
       return n;
@@ -603,7 +661,7 @@ public final class InMemoryLine implements Line {
     long called = 0;
     while (entries.hasNext()) {
       LineEntry e = entries.next();
-      Ticket t = new Ticket(e.hi(), e.lo(), 0);
+      Ticket t = new Ticket(e.hi(), e.lo(), e.number());
       if (e.ready()) { // called before the restart: first in line, in the file's order
         t.band = Ticket.CALLED;
         t.place = ++called;
@@ -616,7 +674,9 @@ public final class InMemoryLine implements Line {
       }
       // Every later place and tie order comes from the counter: it passes every key restored.
       maxKey =
-          Math.max(maxKey, Math.max(Math.max(t.place, t.order), Math.max(e.place(), e.order())));
+          Math.max(
+              Math.max(maxKey, e.number()),
+              Math.max(Math.max(t.place, t.order), Math.max(e.place(), e.order())));
       if (previous != null && previous.compareTo(t) >= 0) {
         throw new IllegalArgumentException("tickets are not in line order");
       }
@@ -630,7 +690,7 @@ public final class InMemoryLine implements Line {
       t.lastPoll = t.polled ? e.lastPoll() : 0;
       t.seen = e.seen();
       t.hasPass = e.hasPass();
-      t.promoted = e.band() != 0 || e.place() != e.order();
+      t.promoted = !e.ready() && e.promoted();
       t.clientKey = e.clientKey();
       t.cookiesSentAt = now;
       t.resend = true;
@@ -683,7 +743,9 @@ public final class InMemoryLine implements Line {
         t.seen,
         t.hasPass,
         ready || called,
-        t.clientKey == null ? "" : t.clientKey);
+        t.clientKey == null ? "" : t.clientKey,
+        t.promoted && !ready && !called,
+        was != null ? was.number() : t.number);
   }
 
   /**
@@ -886,10 +948,15 @@ public final class InMemoryLine implements Line {
   }
 
   private static Ticket keyOf(Ticket t) {
+    return key(t.band, t.place, t.order);
+  }
+
+  /** A probe for index searches: a ticket with only an ordering key. */
+  private static Ticket key(int band, long place, long order) {
     Ticket k = new Ticket(0, 0, 0);
-    k.band = t.band;
-    k.place = t.place;
-    k.order = t.order;
+    k.band = band;
+    k.place = place;
+    k.order = order;
     return k;
   }
 

@@ -145,6 +145,21 @@ final class LineIndex {
     return successor(key);
   }
 
+  /** The last ticket strictly ahead of {@code key}'s ordering key, or null. */
+  Ticket before(Ticket key) {
+    Ticket n = root;
+    Ticket best = null;
+    while (n != null) {
+      if (n.compareTo(key) < 0) {
+        best = n;
+        n = n.right;
+      } else {
+        n = n.left;
+      }
+    }
+    return best;
+  }
+
   void clear() {
     root = null;
   }

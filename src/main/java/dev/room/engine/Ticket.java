@@ -26,15 +26,21 @@ final class Ticket {
   static final int CALLED = Integer.MAX_VALUE;
 
   /**
-   * Ordering key: higher band first, then lower place, then lower order (ties share band+place). A
-   * rank moves a ticket into a band below {@link #CALLED}.
+   * Ordering key: higher band first, then lower place, then lower order (ties share band+place).
+   * Within a tie the promoted members come first, in the order they were promoted, and the member
+   * holding the place (not {@link #promoted}) last: a promotion takes a fresh order and gives the
+   * holder a fresher one. A rank moves a ticket into a band below {@link #CALLED}.
    */
   int band;
 
   long place;
   long order;
 
-  /** The rank recorded by the operator; ordering uses {@link #band}. */
+  /**
+   * The rank recorded by the operator. Ordering reads {@link #band}, which is never below it: a
+   * rank move lands in a band at least its rank, and a lowered rank keeps the band (so the ticket
+   * does not move back) while later rank moves compare against the recorded rank.
+   */
   int rank;
 
   /** For a client restored as ready: the entry it was read from, which its export writes back. */
@@ -50,7 +56,10 @@ final class Ticket {
   boolean seen;
   boolean polled;
   boolean hasPass;
+
+  /** Tied into a place another ticket got first (promotion or pass); false for the holder. */
   boolean promoted;
+
   boolean told;
   boolean resend;
 

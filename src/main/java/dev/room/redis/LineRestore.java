@@ -16,7 +16,8 @@ import java.util.List;
  */
 final class LineRestore {
   private static final int CHUNK = 256;
-  private static final int FIELDS = 15;
+  private static final int FIELDS = 17;
+  private static final long MAX_KEY = (1L << 53) - 1;
 
   /** The band of clients restored as ready, above every rank's (line.lua's CALLED). */
   private static final long CALLED = Integer.MAX_VALUE;
@@ -68,7 +69,10 @@ final class LineRestore {
         order = place;
       }
       // Every later place and tie order comes from the counter: it passes every key restored.
-      maxKey = Math.max(maxKey, Math.max(Math.max(place, order), Math.max(e.place(), e.order())));
+      maxKey =
+          Math.max(
+              Math.max(maxKey, e.number()),
+              Math.max(Math.max(place, order), Math.max(e.place(), e.order())));
       checkOrder(band, place, order);
       args.add(Tokens.format(e.hi(), e.lo()));
       args.add(Long.toString(band));
@@ -83,6 +87,8 @@ final class LineRestore {
       args.add(e.seen() ? "1" : "0");
       args.add(e.hasPass() ? "1" : "0");
       args.add(e.clientKey() == null ? "" : e.clientKey());
+      args.add(!e.ready() && e.promoted() ? "1" : "0");
+      args.add(Long.toString(Math.max(0, Math.min(MAX_KEY, e.number()))));
       args.add(Integer.toString(e.band())); // the key it was exported with, written back
       args.add(Long.toString(e.place()));
       args.add(Long.toString(e.order()));

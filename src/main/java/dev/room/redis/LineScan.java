@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  * line's snapshots: read after serving has stopped for an exact one.
  */
 final class LineScan {
-  static final int FIELDS = 15;
+  static final int FIELDS = 16;
 
   private LineScan() {}
 
@@ -37,7 +37,8 @@ final class LineScan {
       boolean hasPass,
       String clientKey,
       long number,
-      boolean ready) {
+      boolean ready,
+      boolean promoted) {
 
     static Row of(List<Object> r, int at) {
       return new Row(
@@ -55,7 +56,8 @@ final class LineScan {
           Replies.num(r, at + 11) != 0,
           (String) r.get(at + 12),
           Replies.num(r, at + 13),
-          Replies.num(r, at + 14) != 0);
+          Replies.num(r, at + 14) != 0,
+          Replies.num(r, at + 15) != 0);
     }
 
     TicketInfo info() {
@@ -84,7 +86,9 @@ final class LineScan {
           seen,
           hasPass,
           ready,
-          clientKey);
+          clientKey,
+          promoted && !ready,
+          number);
     }
   }
 

@@ -124,8 +124,9 @@ public interface Line extends AutoCloseable {
   int removeIf(Predicate<TicketInfo> match, long now);
 
   /**
-   * Moves a waiting ticket to {@code target}, tying with the client there and behind any client
-   * already tied there. A target at or behind the ticket's position moves nothing.
+   * Moves a waiting ticket to {@code target}, tying with the client there: within the tie it is
+   * called behind the clients promoted there before it and ahead of the client holding the place. A
+   * target at or behind the ticket's position moves nothing.
    *
    * @throws dev.room.TokenNotFoundException when the token is not in line
    * @throws IllegalStateException when the ticket was already told it is ready
@@ -133,8 +134,12 @@ public interface Line extends AutoCloseable {
   Move promote(long hi, long lo, long target);
 
   /**
-   * Records a rank; moves the ticket ahead of every lower rank when it rose above the band it waits
-   * in. Returns whether it moved.
+   * Records a rank, then moves the ticket forward past every ticket whose recorded rank is lower,
+   * up to the nearest ticket ahead holding an equal or higher rank, behind that ticket's whole tie.
+   * Ordering reads bands; a band is never below the ranks of the tickets in it, and a lowered rank
+   * keeps its band (the ticket does not move back) while later rank moves compare with the recorded
+   * rank. Returns true only when the ticket passed someone, or left a tie to stand ahead of its
+   * lower-ranked tie-mates.
    */
   boolean rank(long hi, long lo, int rank);
 
@@ -143,11 +148,12 @@ public interface Line extends AutoCloseable {
 
   /**
    * The pre-sale draw: gives the pre-sale group new places, in one atomic step. The group is every
-   * waiting ticket that never moved (band 0, place equal to order: no promotion, pass or rank),
-   * taken in arrival order (ascending order). {@code order.apply(n)} returns, for each new position
-   * k (0 = first), the index in arrival order of the ticket that takes it; the group's own places
-   * are handed out again in that order, so everyone outside the group keeps their place. Returns n.
-   * {@code order} may be asked more than once (for a new n) and must be a pure function of n.
+   * waiting ticket that never moved (band 0, holding its place: no promotion, pass or rank), taken
+   * in arrival order (ascending order). {@code order.apply(n)} returns, for each new position k (0
+   * = first), the index in arrival order of the ticket that takes it; the group's own places are
+   * handed out again in that order, so everyone outside the group keeps their place (clients tied
+   * into a group member's place stay tied to it, ahead of whoever draws it). Returns n. {@code
+   * order} may be asked more than once (for a new n) and must be a pure function of n.
    *
    * @throws IllegalArgumentException when {@code order} is not a permutation of 0..n-1; nothing
    *     moves

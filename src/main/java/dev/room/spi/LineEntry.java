@@ -4,8 +4,9 @@ package dev.room.spi;
  * One ticket as a line exports and restores it.
  *
  * <p>Ordering is by {@code band} (higher first), then {@code place}, then {@code order}; tickets
- * sharing band and place are tied. A ready ticket (told to come in) sorts ahead of every waiting
- * one in the export.
+ * sharing band and place are tied. Within a tie the {@code promoted} members come first (in the
+ * order they were promoted) and the one holding the place last. A ready ticket (told to come in)
+ * sorts ahead of every waiting one in the export.
  *
  * @param hi the token's high half
  * @param lo the token's low half
@@ -20,6 +21,9 @@ package dev.room.spi;
  * @param hasPass whether the ticket entered with a VIP pass
  * @param ready whether the ticket had been told to come in
  * @param clientKey the client key, or {@code ""}
+ * @param promoted whether the ticket is tied into a place another ticket holds (a promotion or a
+ *     pass), rather than holding its own
+ * @param number the ticket's arrival number, or 0 when unknown
  */
 public record LineEntry(
     long hi,
@@ -34,4 +38,53 @@ public record LineEntry(
     boolean seen,
     boolean hasPass,
     boolean ready,
-    String clientKey) {}
+    String clientKey,
+    boolean promoted,
+    long number) {
+
+  /**
+   * An entry as exports before ties recorded who holds a place: a waiting ticket holds its place
+   * when its order equals its place (its arrival number, or its rank move's), and is tied into it
+   * otherwise.
+   */
+  public LineEntry(
+      long hi,
+      long lo,
+      int band,
+      long place,
+      long order,
+      int rank,
+      long issuedAt,
+      long lastActivity,
+      long lastPoll,
+      boolean seen,
+      boolean hasPass,
+      boolean ready,
+      String clientKey) {
+    this(
+        hi,
+        lo,
+        band,
+        place,
+        order,
+        rank,
+        issuedAt,
+        lastActivity,
+        lastPoll,
+        seen,
+        hasPass,
+        ready,
+        clientKey,
+        !ready && place != order,
+        order);
+  }
+
+  /**
+   * Whether a reader must be told this ticket holds its place: it does, but its order no longer
+   * equals its place (a promotion into its tie gave it a fresher order, or the draw or a rank move
+   * gave it a new place), so the rule of the older exports would read it as tied.
+   */
+  public boolean holdsPlaceOffOrder() {
+    return !ready && !promoted && place != order;
+  }
+}

@@ -90,6 +90,49 @@ local function dequeue(t, token)
   end
 end
 
+-- The member just before / after a lex bound ('(' or '[' prefixed), or nil.
+local function before(bound)
+  return redis.call('ZRANGE', LINE, bound, '-', 'BYLEX', 'REV', 'LIMIT', 0, 1)[1]
+end
+
+local function after(bound)
+  return redis.call('ZRANGE', LINE, bound, '+', 'BYLEX', 'LIMIT', 0, 1)[1]
+end
+
+-- An exclusive lex bound just past every member starting with prefix (members are lowercase hex).
+local function past(prefix)
+  return '(' .. prefix .. 'g'
+end
+
+local function bandOf(member)
+  return MAXBAND - tonumber(string.sub(member, 1, 8), 16)
+end
+
+-- Ties ticket t (not in line) into group (band, place): behind the members promoted into it
+-- before, ahead of the member holding the place, which takes a fresher order. Saves t.
+local function joinTie(t, token, band, place)
+  t[BAND] = band
+  t[PLACE] = place
+  t[PROMOTED] = 1
+  t[ORDER] = redis.call('HINCRBY', META, 'counter', 1)
+  save(token, t)
+  local g = group(band, place)
+  local last = before(past(g))
+  if last and string.sub(last, 1, 24) == g then
+    local holderToken = string.sub(last, 41)
+    local holder = load(holderToken)
+    if holder[PROMOTED] == 0 then
+      dequeue(holder, holderToken)
+      enqueue(t, token)
+      holder[ORDER] = redis.call('HINCRBY', META, 'counter', 1)
+      save(holderToken, holder)
+      enqueue(holder, holderToken)
+      return
+    end
+  end
+  enqueue(t, token)
+end
+
 -- One plus the number of tie groups ahead of the ticket's own.
 local function position(t)
   return redis.call('ZRANK', HEADS, group(t[BAND], t[PLACE])) + 1
@@ -245,6 +288,7 @@ local function fields(out, token, t, pos)
   out[n + 13] = t[CLIENTKEY]
   out[n + 14] = t[NUMBER]
   out[n + 15] = (t[STATE] == READY or called) and 1 or 0
+  out[n + 16] = t[PROMOTED]
 end
 
 --- script: enter
@@ -303,17 +347,14 @@ local issued = math.max(now, metaNum('issued'))
 redis.call('HSET', META, 'issued', int(issued))
 local t = {n, 0, n, n, 0, issued, now, 0, now, 0, WAITING, 0, 0, toFront and 1 or 0, 0, 0, 0, key}
 local flags = 0
-if toFront then
-  local front = redis.call('ZRANGE', HEADS, 0, 0)[1]
-  if front then
-    t[BAND] = MAXBAND - tonumber(string.sub(front, 1, 8), 16)
-    t[PLACE] = tonumber(string.sub(front, 9, 24), 16)
-    t[PROMOTED] = 1
-    flags = F_PROMOTED
-  end
+local front = toFront and redis.call('ZRANGE', HEADS, 0, 0)[1]
+if front then
+  joinTie(t, token, bandOf(front), tonumber(string.sub(front, 9, 24), 16))
+  flags = F_PROMOTED
+else
+  save(token, t)
+  enqueue(t, token)
 end
-save(token, t)
-enqueue(t, token)
 redis.call('ZADD', ACT, now, token)
 redis.call('ZADD', UNSEEN, issued, token)
 rebalance(now)
@@ -430,16 +471,15 @@ if not move then
 end
 local occupant = redis.call('ZRANGE', HEADS, target - 1, target - 1)[1]
 dequeue(t, token)
-t[BAND] = MAXBAND - tonumber(string.sub(occupant, 1, 8), 16)
-t[PLACE] = tonumber(string.sub(occupant, 9, 24), 16)
-t[ORDER] = redis.call('HINCRBY', META, 'counter', 1)
-t[PROMOTED] = 1
-save(token, t)
-enqueue(t, token)
+joinTie(t, token, bandOf(occupant), tonumber(string.sub(occupant, 9, 24), 16))
 return {0, from, position(t), depth}
 
 --- script: rank
--- ARGV: token, rank. Returns 1 when the ticket moved, 0 when not, or an error status.
+-- ARGV: token, rank. Returns 1 when the ticket passed someone, 0 when not, or an error status.
+-- InMemoryLine.rank and placeBehind, step for step: the rank is recorded, then the ticket moves
+-- past every lower recorded rank up to the nearest ticket ahead holding an equal or higher one
+-- (restored ready tickets count as the highest), never splitting a tie. Only bands at least the
+-- rank can hold such a ticket, so the walk back covers the ranked part of the line only.
 local token, rank = ARGV[1], tonumber(ARGV[2])
 local t = load(token)
 if not t then
@@ -449,18 +489,80 @@ if t[STATE] ~= WAITING then
   return {NOT_WAITING}
 end
 t[RANK] = rank
-local band = math.min(rank, CALLED - 1) -- the band above is the restored ready clients'
-if band <= t[BAND] then
-  save(token, t)
+save(token, t)
+local MAXRANKED = MAXBAND - 1
+local floor = math.min(rank, MAXRANKED)
+local me = memberOf(t, token)
+local cursor = t[BAND] >= floor and '(' .. me or past(string.format('%08x', MAXBAND - floor))
+local bound
+while not bound do
+  local ms = redis.call('ZRANGE', LINE, cursor, '-', 'BYLEX', 'REV', 'LIMIT', 0, 64)
+  if #ms == 0 then
+    break
+  end
+  for i = 1, #ms do
+    if bandOf(ms[i]) == MAXBAND or load(string.sub(ms[i], 41))[RANK] >= rank then
+      bound = ms[i]
+      break
+    end
+  end
+  cursor = '(' .. ms[#ms]
+end
+local pred = before('(' .. me)
+local passes = pred ~= nil and (bound == nil or string.sub(pred, 1, 24) ~= string.sub(bound, 1, 24))
+if not passes and floor <= t[BAND] then
   return {0}
 end
+-- Not passing anyone but rising above its band: the ticket keeps its position and leaves its tie
+-- to stand ahead of its (lower-ranked) tie-mates, so its band covers its rank again.
+local succ = after('(' .. me)
+local leavesTie = not passes and succ ~= nil and string.sub(succ, 1, 24) == string.sub(me, 1, 24)
 dequeue(t, token)
+local nextg
+if bound then
+  nextg = after(past(string.sub(bound, 1, 24)))
+else
+  nextg = redis.call('ZRANGE', LINE, 0, 0)[1]
+end
+local upper = bound and math.min(bandOf(bound), MAXRANKED) or MAXRANKED
+local band = floor
+if nextg then
+  local nb = bandOf(nextg)
+  if nb < upper then
+    band = math.min(upper, math.max(floor, nb + 1))
+  else
+    band = upper
+  end
+end
+-- Keys are whole numbers: when the next group is in the same band, the rest of that band is
+-- re-keyed behind the ticket, in its order.
+local rest, restT = {}, {}
+if nextg and bandOf(nextg) == band then
+  rest = redis.call('ZRANGE', LINE, '[' .. nextg, past(string.format('%08x', MAXBAND - band)),
+    'BYLEX')
+end
+for i = 1, #rest do
+  restT[i] = load(string.sub(rest[i], 41))
+  dequeue(restT[i], string.sub(rest[i], 41))
+end
 t[BAND] = band
 t[PLACE] = redis.call('HINCRBY', META, 'counter', 1)
 t[ORDER] = t[PLACE]
+t[PROMOTED] = 0
 save(token, t)
 enqueue(t, token)
-return {1}
+local oldPlace, place = nil, nil
+for i = 1, #rest do
+  local x = restT[i]
+  if x[PLACE] ~= oldPlace then
+    oldPlace = x[PLACE]
+    place = redis.call('HINCRBY', META, 'counter', 1)
+  end
+  x[PLACE] = place
+  save(string.sub(rest[i], 41), x)
+  enqueue(x, string.sub(rest[i], 41))
+end
+return {(passes or leavesTie) and 1 or 0}
 
 --- script: evict
 -- ARGV: now, ttl, grace, offerTimeout, limit. One bounded reaper step, lapsed leases included.
@@ -527,21 +629,27 @@ return reply(was, 0, 0)
 
 --- script: draw
 -- ARGV: for each new position k, the arrival index (0-based) of the ticket taking it. The pre-sale
--- draw: the waiting tickets that never moved (band 0, place = order), in arrival order,
--- get their own places back in the drawn order. Returns the group's size; when that is not the
--- number of indexes given, nothing moves and the caller draws again for that size.
+-- draw: the waiting tickets that never moved (band 0, holding their place: not promoted), in
+-- arrival order, get their own places back in the drawn order. Returns the group's size; when that
+-- is not the number of indexes given, nothing moves and the caller draws again for that size.
 local band0 = redis.call('ZRANGE', LINE, '[' .. group(0, 0), '+', 'BYLEX')
-local members, places, isPlace = {}, {}, {}
+-- A promotion always takes a fresh order, above its place, so a member whose order equals its
+-- place holds it; only the others need their record read to tell.
+local members, places = {}, {}
 for i = 1, #band0 do
   local place, order = string.sub(band0[i], 9, 24), string.sub(band0[i], 25, 40)
-  if place == order then
-    members[#members + 1] = string.sub(band0[i], 41)
+  local token = string.sub(band0[i], 41)
+  if place == order or load(token)[PROMOTED] == 0 then
+    members[#members + 1] = token
     places[#places + 1] = tonumber(place, 16)
-    isPlace[place] = true
   end
 end
 if #members ~= #ARGV then
   return {#members}
+end
+local tickets = {}
+for i = 1, #members do
+  tickets[i] = load(members[i])
 end
 local seen = {}
 for k = 1, #ARGV do
@@ -551,33 +659,20 @@ for k = 1, #ARGV do
   end
   seen[i] = true
 end
--- Clients tied to a group member's place stay tied to that place, behind whoever draws it.
-local tied = {}
-for i = 1, #band0 do
-  local place, order = string.sub(band0[i], 9, 24), string.sub(band0[i], 25, 40)
-  if place ~= order and isPlace[place] then
-    tied[#tied + 1] = string.sub(band0[i], 41)
-  end
-end
-local tickets, tiedTickets = {}, {}
 for i = 1, #members do
-  tickets[i] = load(members[i])
   dequeue(tickets[i], members[i])
 end
-for i = 1, #tied do
-  tiedTickets[i] = load(tied[i])
-  dequeue(tiedTickets[i], tied[i])
-end
+-- Clients tied to a group member's place stay tied to that place, in their order, and whoever
+-- draws it holds it behind them: it takes a fresher order.
 for k = 1, #ARGV do
   local i = tonumber(ARGV[k]) + 1
-  tickets[i][PLACE] = places[k]
-  save(members[i], tickets[i])
-  enqueue(tickets[i], members[i])
-end
-for i = 1, #tied do
-  tiedTickets[i][ORDER] = redis.call('HINCRBY', META, 'counter', 1)
-  save(tied[i], tiedTickets[i])
-  enqueue(tiedTickets[i], tied[i])
+  local t = tickets[i]
+  t[PLACE] = places[k]
+  if redis.call('HEXISTS', GSIZE, group(0, t[PLACE])) == 1 then
+    t[ORDER] = redis.call('HINCRBY', META, 'counter', 1)
+  end
+  save(members[i], t)
+  enqueue(t, members[i])
 end
 return {#members}
 
@@ -628,7 +723,7 @@ return reply(#due, 0, 0)
 --- script: scan
 -- ARGV: mode, cursor, n. Reads up to n tickets in line order: mode 'r' continues the ready list
 -- after score cursor (then the line), mode 'l' continues the line after member cursor ('' = the
--- start). Returns next mode ('end' when done), next cursor, then 15 fields per ticket.
+-- start). Returns next mode ('end' when done), next cursor, then 16 fields per ticket.
 local mode, cursor, n = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local out = {'end', ''}
 local count = 0
@@ -670,7 +765,7 @@ end
 return out
 
 --- script: ticket
--- ARGV: token. The 15 fields of one ticket, or an empty reply.
+-- ARGV: token. The 16 fields of one ticket, or an empty reply.
 local token = ARGV[1]
 local t = load(token)
 local out = {}
@@ -680,22 +775,22 @@ end
 return out
 
 --- script: stage
--- KEYS[14..20]: staging tk, line, heads, gsize, act, unseen, passes. ARGV: now, then 15 fields per
+-- KEYS[14..20]: staging tk, line, heads, gsize, act, unseen, passes. ARGV: now, then 17 fields per
 -- ticket (token, band, place, order, rank, issuedAt, lastActivity, lastPoll, polled, seen,
--- hasPass, clientKey, and the band, place and order it was exported with). Adds tickets to a
--- restore's staging keys; returns -1 on a duplicate token.
+-- hasPass, clientKey, promoted, number, and the band, place and order it was exported with). Adds
+-- tickets to a restore's staging keys; returns -1 on a duplicate token.
 -- The helpers above write through these upvalues, so point them at the staging keys.
 TK, LINE, HEADS, GSIZE, ACT, UNSEEN = KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19]
 local now = tonumber(ARGV[1])
-for i = 2, #ARGV, 15 do
+for i = 2, #ARGV, 17 do
   local token = ARGV[i]
   local band, place, order = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
-  local xband, xplace, xorder = tonumber(ARGV[i + 12]), tonumber(ARGV[i + 13]),
-    tonumber(ARGV[i + 14])
+  local xband, xplace, xorder = tonumber(ARGV[i + 14]), tonumber(ARGV[i + 15]),
+    tonumber(ARGV[i + 16])
   local seen = tonumber(ARGV[i + 9])
-  local t = {0, band, place, order, tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]),
-    tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7]), now, 0, WAITING, seen, tonumber(ARGV[i + 8]),
-    tonumber(ARGV[i + 10]), (xband ~= 0 or xplace ~= xorder) and 1 or 0, 0, 1, ARGV[i + 11]}
+  local t = {tonumber(ARGV[i + 13]), band, place, order, tonumber(ARGV[i + 4]),
+    tonumber(ARGV[i + 5]), tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7]), now, 0, WAITING, seen,
+    tonumber(ARGV[i + 8]), tonumber(ARGV[i + 10]), tonumber(ARGV[i + 12]), 0, 1, ARGV[i + 11]}
   if band == CALLED then
     t[SHOWNBAND], t[SHOWNPLACE], t[SHOWNORDER] = xband, xplace, xorder
   end

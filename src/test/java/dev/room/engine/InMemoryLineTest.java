@@ -244,12 +244,12 @@ class InMemoryLineTest {
     assertEquals(2, c.to());
     assertEquals(2, position(3));
     assertEquals(2, position(10));
-    // Admission order within the tie: the earlier payer first.
+    // Admission order within the tie: the earlier payer first, the holder of the place last.
     line.exit(now);
-    assertEquals(Outcome.READY, Outcome.kind(line.poll(2, 2, now, POLICY)));
+    assertEquals(Outcome.READY, Outcome.kind(line.poll(8, 8, now, POLICY)));
     assertFalse(line.tryEnter());
-    assertEquals(1, position(8));
     assertEquals(1, position(9));
+    assertEquals(1, position(2));
     assertEquals(new Move(4, 4, 8), line.promote(5, 5, 9), "a target behind is a no-op");
   }
 

@@ -31,6 +31,8 @@ class LineModelTest {
     final List<Long> ready = new ArrayList<>();
     final List<List<Long>> groups = new ArrayList<>();
     final List<Integer> bands = new ArrayList<>();
+    final java.util.Set<Long> promoted = new java.util.HashSet<>();
+    final java.util.Map<Long, Integer> ranks = new java.util.HashMap<>();
 
     Model(int capacity) {
       this.capacity = capacity;
@@ -62,6 +64,51 @@ class LineModelTest {
         }
       }
       return -1;
+    }
+
+    /** A promoted client joins group g behind earlier promotions, ahead of the place's holder. */
+    void joinTie(int g, long id) {
+      List<Long> members = groups.get(g);
+      boolean holderLast = !promoted.contains(members.get(members.size() - 1));
+      members.add(holderLast ? members.size() - 1 : members.size(), id);
+      promoted.add(id);
+    }
+
+    /** The rank rule; returns whether the ticket passed someone (or left a tie to lead it). */
+    boolean rank(long id, int rank) {
+      ranks.put(id, rank);
+      int g = groupOf(id);
+      int i = groups.get(g).indexOf(id);
+      int boundGroup = -1;
+      search:
+      for (int bg = g; bg >= 0; bg--) {
+        List<Long> members = groups.get(bg);
+        for (int bi = (bg == g ? i : members.size()) - 1; bi >= 0; bi--) {
+          if (ranks.getOrDefault(members.get(bi), 0) >= rank) {
+            boundGroup = bg;
+            break search;
+          }
+        }
+      }
+      boolean hasPred = i > 0 || g > 0;
+      int predGroup = i > 0 ? g : g - 1;
+      boolean passes = hasPred && (boundGroup < 0 || predGroup != boundGroup);
+      if (!passes && rank <= bands.get(g)) {
+        return false;
+      }
+      boolean leavesTie = !passes && i < groups.get(g).size() - 1;
+      removeWaiting(id);
+      int at = boundGroup + 1;
+      int upper = boundGroup < 0 ? Integer.MAX_VALUE - 1 : bands.get(boundGroup);
+      int band = rank;
+      if (at < groups.size()) {
+        int nb = bands.get(at);
+        band = nb < upper ? Math.min(upper, Math.max(rank, nb + 1)) : upper;
+      }
+      groups.add(at, new ArrayList<>(List.of(id)));
+      bands.add(at, band);
+      promoted.remove(id);
+      return passes || leavesTie;
     }
 
     void removeWaiting(long id) {
@@ -97,7 +144,7 @@ class LineModelTest {
         } else {
           assertEquals(Outcome.WAITING, Outcome.kind(o), "step " + step);
           if (vip && !m.groups.isEmpty()) {
-            m.groups.get(0).add(id);
+            m.joinTie(0, id);
           } else {
             m.groups.add(new ArrayList<>(List.of(id)));
             m.bands.add(0);
@@ -129,7 +176,7 @@ class LineModelTest {
         assertEquals(g + 1, mv.from());
         if (target < g + 1) {
           m.removeWaiting(id);
-          m.groups.get((int) target - 1).add(id);
+          m.joinTie((int) target - 1, id);
           assertEquals(target, mv.to());
         } else {
           assertEquals(mv.from(), mv.to());
@@ -137,18 +184,7 @@ class LineModelTest {
       } else if (!m.groups.isEmpty()) { // rank
         long id = pickWaiting(m, rnd);
         int rank = rnd.nextInt(4);
-        int g = m.groupOf(id);
-        boolean moves = rank > m.bands.get(g);
-        assertEquals(moves, line.rank(id, id, rank));
-        if (moves) {
-          m.removeWaiting(id);
-          int at = 0;
-          while (at < m.bands.size() && m.bands.get(at) >= rank) {
-            at++;
-          }
-          m.groups.add(at, new ArrayList<>(List.of(id)));
-          m.bands.add(at, rank);
-        }
+        assertEquals(m.rank(id, rank), line.rank(id, id, rank), "step " + step);
       }
       compare(line, m, step);
     }

@@ -424,7 +424,7 @@ public abstract class LineContractTest {
   // ── Promotion, passes and ranks ────────────────────────────────────────
 
   @Test
-  void promotionTiesWithTheOccupantAndGoesBehindItsGroup() {
+  void promotionTiesWithTheOccupantAheadOfItAndBehindEarlierPromotions() {
     Line l = line(1);
     fill(l);
     Client a = waiter(l, 1);
@@ -437,7 +437,7 @@ public abstract class LineContractTest {
     assertEquals(new Move(5, 2, 5), m);
     Move n = l.promote(d.hi(), d.lo(), 2);
     assertEquals(new Move(4, 2, 5), n);
-    assertEquals(tokens(a, b, e, d, c), order(l));
+    assertEquals(tokens(a, e, d, b, c), order(l));
     assertEquals(1, positionOf(l, a));
     assertEquals(2, positionOf(l, b));
     assertEquals(2, positionOf(l, e));
@@ -445,9 +445,9 @@ public abstract class LineContractTest {
     assertEquals(3, positionOf(l, c));
     assertEquals(3, Outcome.position(poll(l, c)));
 
-    // The group is served head first, then in the order its members joined it.
+    // The group is served in the order its members were promoted into it, its holder last.
     List<Client> served = new ArrayList<>();
-    for (Client x : List.of(a, b, e, d, c)) {
+    for (Client x : List.of(a, e, d, b, c)) {
       l.exit(now());
       assertEquals(Outcome.READY, Outcome.kind(poll(l, x)));
       assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(x.hi(), x.lo(), now(), policy)));
@@ -486,10 +486,11 @@ public abstract class LineContractTest {
     assertEquals(1, Outcome.position(o));
     assertTrue(Outcome.has(o, Outcome.PROMOTED));
     assertTrue(l.ticket(v.hi(), v.lo()).hasPass());
-    assertEquals(tokens(a, v, b), order(l));
+    assertEquals(tokens(v, a, b), order(l));
+    assertEquals(1, positionOf(l, a));
     assertEquals(2, positionOf(l, b));
     l.exit(now());
-    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)), "the head of the group goes first");
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, v)), "the pass holder goes first");
   }
 
   @Test
@@ -518,9 +519,170 @@ public abstract class LineContractTest {
     assertEquals(4, positionOf(l, a));
     assertFalse(l.rank(c.hi(), c.lo(), 1), "lowering a rank moves nothing");
     assertEquals(1, l.ticket(c.hi(), c.lo()).rank(), "but is recorded");
-    assertFalse(l.rank(d.hi(), d.lo(), 5), "an equal rank moves nothing");
+    assertFalse(l.rank(b.hi(), b.lo(), 3), "an equal rank moves nothing");
     assertEquals(tokens(c, d, b, a), order(l));
     l.exit(now());
+  }
+
+  /** Admits the first waiter after a slot frees and returns who was told ready. */
+  private Client nextCalled(Line l, Client... candidates) {
+    l.exit(now());
+    Client called = null;
+    for (Client c : candidates) {
+      TicketInfo t = l.ticket(c.hi(), c.lo());
+      if (t != null && t.position() == 0) {
+        assertNull(called, "one slot, one client told ready");
+        called = c;
+      }
+    }
+    assertNotNull(called, "someone was told ready");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(called.hi(), called.lo(), now(), policy)));
+    return called;
+  }
+
+  @Test
+  void aPayerIsAdmittedAfterTheClientItTiedWith() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    Client d = waiter(l, 4);
+    assertEquals(new Move(4, 1, 4), l.promote(d.hi(), d.lo(), 1), "charged for 3 places");
+    assertEquals(
+        new Move(3, 1, 4), l.promote(c.hi(), c.lo(), 1), "a later payer to the same place");
+    assertEquals(1, positionOf(l, a), "tied clients share a position");
+    assertEquals(1, positionOf(l, d));
+    assertEquals(1, positionOf(l, c));
+    assertEquals(2, positionOf(l, b));
+    assertEquals(tokens(d, c, a, b), order(l), "promoted first, in the order promoted");
+    assertEquals(d, nextCalled(l, a, b, c, d), "the first payer is called first");
+    assertEquals(c, nextCalled(l, a, b, c), "then the later payer");
+    assertEquals(a, nextCalled(l, a, b), "then the client who held the place");
+    assertEquals(b, nextCalled(l, b));
+    l.exit(now());
+  }
+
+  @Test
+  void aPassHolderIsAdmittedAfterTheClientItTiedWith() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client p = waiter(l, 3);
+    l.promote(p.hi(), p.lo(), 1); // an earlier payer at the front
+    Client v = Client.fresh();
+    long o = l.arrive(v.hi(), v.lo(), "", true, now(), policy);
+    assertEquals(1, Outcome.position(o), "the pass holder arrives at the front");
+    assertEquals(tokens(p, v, a, b), order(l), "behind the earlier payer, ahead of the holder");
+    assertEquals(p, nextCalled(l, a, b, p, v));
+    assertEquals(v, nextCalled(l, a, b, v), "the pass holder before the client at the front");
+    assertEquals(a, nextCalled(l, a, b));
+    assertEquals(b, nextCalled(l, b));
+    l.exit(now());
+  }
+
+  @Test
+  void aLoweredRankStillCountsAsTheOldOne() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    Client d = waiter(l, 4);
+    assertTrue(l.rank(d.hi(), d.lo(), 3));
+    assertFalse(l.rank(d.hi(), d.lo(), 0), "lowering a rank moves nothing");
+    assertEquals(0, l.ticket(d.hi(), d.lo()).rank(), "but is recorded");
+    assertEquals(tokens(d, a, b, c), order(l));
+    assertTrue(l.rank(a.hi(), a.lo(), 1), "rank 1 passes the client whose rank is now 0");
+    assertEquals(tokens(a, d, b, c), order(l));
+    assertTrue(l.rank(c.hi(), c.lo(), 1), "an equal rank queues behind, ahead of the lower ones");
+    assertEquals(tokens(a, c, d, b), order(l));
+    assertEquals(a, nextCalled(l, a, b, c, d));
+    assertEquals(c, nextCalled(l, b, c, d));
+    l.exit(now());
+  }
+
+  @Test
+  void rankingTheFirstInLineReportsAMove() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    assertFalse(l.rank(a.hi(), a.lo(), 2), "the first in line passes nobody");
+    assertEquals(2, l.ticket(a.hi(), a.lo()).rank());
+    assertFalse(l.rank(b.hi(), b.lo(), 2), "an equal rank ahead: b passes nobody");
+    assertFalse(l.rank(b.hi(), b.lo(), 1), "nor with a lower one");
+    assertEquals(tokens(a, b), order(l));
+    assertTrue(l.rank(b.hi(), b.lo(), 3), "a higher rank passes a");
+    assertEquals(tokens(b, a), order(l));
+    l.exit(now());
+  }
+
+  /** Each line's queue as token@position, ready clients first. */
+  private static List<String> view(Line l) {
+    List<String> out = new ArrayList<>();
+    for (TicketInfo t : l.queue(Integer.MAX_VALUE)) {
+      out.add(t.token() + "@" + t.position() + "/" + t.rank());
+    }
+    return out;
+  }
+
+  @Test
+  void randomMovesOrderTheLineAsTheInMemoryLineDoes() {
+    java.util.Random rnd = new java.util.Random(20261201);
+    Line l = line(2);
+    Line ref = new dev.room.engine.InMemoryLine(2);
+    List<Client> known = new ArrayList<>();
+    int inFlight = 0;
+    for (int step = 0; step < 400; step++) {
+      int op = rnd.nextInt(100);
+      List<TicketInfo> q = ref.queue(Integer.MAX_VALUE);
+      List<TicketInfo> waiting = q.stream().filter(t -> t.position() > 0).toList();
+      if (op < 30 || q.isEmpty()) {
+        Client c = Client.fresh();
+        boolean pass = rnd.nextInt(5) == 0;
+        long a = l.arrive(c.hi(), c.lo(), "", pass, now(), policy);
+        long b = ref.arrive(c.hi(), c.lo(), "", pass, now(), policy);
+        assertEquals(Outcome.kind(b), Outcome.kind(a), "step " + step);
+        assertEquals(Outcome.position(b), Outcome.position(a), "step " + step);
+        if (Outcome.kind(b) == Outcome.ADMITTED) {
+          inFlight++;
+        } else {
+          known.add(c);
+        }
+      } else if (op < 42 && inFlight > 0) {
+        l.exit(now());
+        ref.exit(now());
+        inFlight--;
+      } else if (op < 52 && q.get(0).position() == 0) {
+        Client c = new Client(Tokens.hi(q.get(0).token()), Tokens.lo(q.get(0).token()));
+        assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(c.hi(), c.lo(), now(), policy)));
+        assertEquals(Outcome.ADMITTED, Outcome.kind(ref.claim(c.hi(), c.lo(), now(), policy)));
+        inFlight++;
+      } else if (op < 57) {
+        Client c = known.get(rnd.nextInt(known.size()));
+        assertEquals(ref.remove(c.hi(), c.lo(), now()), l.remove(c.hi(), c.lo(), now()));
+      } else if (!waiting.isEmpty()) {
+        TicketInfo t = waiting.get(rnd.nextInt(waiting.size()));
+        long hi = Tokens.hi(t.token());
+        long lo = Tokens.lo(t.token());
+        if (op < 77) {
+          long target = 1 + rnd.nextInt((int) waiting.get(waiting.size() - 1).position());
+          assertEquals(ref.promote(hi, lo, target), l.promote(hi, lo, target), "step " + step);
+        } else {
+          int rank = rnd.nextInt(5);
+          assertEquals(ref.rank(hi, lo, rank), l.rank(hi, lo, rank), "step " + step);
+        }
+      }
+      assertEquals(view(ref), view(l), "step " + step);
+    }
+    while (inFlight > 0) {
+      l.exit(now());
+      ref.exit(now());
+      inFlight--;
+    }
+    ref.close();
   }
 
   @Test
@@ -845,11 +1007,13 @@ public abstract class LineContractTest {
             now());
     assertEquals(5, n, "a, b, c, d and f never moved");
     assertEquals(5, asked.get(asked.size() - 1));
-    // The group's places (those of a, b, c, d, f) go to f, d, c, b, a; e keeps b's old place.
-    assertEquals(tokens(v, f, d, e, c, b, a), order(l));
+    // The group's places (those of a, b, c, d, f) go to f, d, c, b, a; e keeps b's old place,
+    // ahead of d who drew it, as a promotion stands ahead of the holder of its place.
+    assertEquals(tokens(v, f, e, d, c, b, a), order(l));
     assertEquals(3, positionOf(l, e), "tied with d, who took b's place");
+    assertEquals(3, positionOf(l, d));
     Client g = waiter(l, 7);
-    assertEquals(tokens(v, f, d, e, c, b, a, g), order(l), "later arrivals queue behind");
+    assertEquals(tokens(v, f, e, d, c, b, a, g), order(l), "later arrivals queue behind");
     l.exit(now());
     assertEquals(Outcome.READY, Outcome.kind(poll(l, v)));
   }
@@ -894,7 +1058,7 @@ public abstract class LineContractTest {
     Line copy = line(2);
     assertEquals(4, copy.restore(entries.iterator(), passes.iterator(), now()));
     assertTrue(copy.used());
-    assertEquals(tokens(c, a, b, d), order(copy));
+    assertEquals(tokens(c, a, d, b), order(copy));
     assertEquals(2, copy.ready(), "the first two in line are ready at once");
     assertEquals(1, positionOf(copy, b));
     assertEquals(1, positionOf(copy, d), "the tie survives");
@@ -903,6 +1067,56 @@ public abstract class LineContractTest {
     assertThrows(
         IllegalStateException.class,
         () -> copy.restore(entries.iterator(), passes.iterator(), now()));
+  }
+
+  @Test
+  void theHolderOfAPlaceStaysBehindLaterPromotionsAfterARestore() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    Client d = waiter(l, 4);
+    l.promote(d.hi(), d.lo(), 1); // a, the holder, now stands behind d with a fresher order
+    List<LineEntry> entries = new ArrayList<>();
+    l.export(entries::add, p -> {});
+    LineEntry holder = entries.get(1);
+    assertEquals(a.token(), Tokens.format(holder.hi(), holder.lo()));
+    assertFalse(holder.promoted());
+    assertTrue(holder.holdsPlaceOffOrder(), "the export must say a holds its place");
+    assertTrue(entries.get(0).promoted());
+
+    Line fresh = line(1);
+    fresh.restore(entries.iterator(), Collections.emptyIterator(), now());
+    assertEquals(tokens(d, a, b, c), order(fresh), "d is ready at once, a next");
+    fresh.promote(c.hi(), c.lo(), 1);
+    assertEquals(tokens(d, c, a, b), order(fresh), "a later payer still goes ahead of the holder");
+  }
+
+  @Test
+  void aRankMoveBehindARestoredReadyClientNeverTakesTheReadyBand() {
+    Client r1 = Client.fresh();
+    Client r2 = Client.fresh();
+    Client a = Client.fresh();
+    Client b = Client.fresh();
+    List<LineEntry> entries =
+        List.of(ready(r1, 1), ready(r2, 2), entry(a, 0, 3, 3), entry(b, 0, 4, 4));
+    Line l = line(1);
+    l.restore(entries.iterator(), noPasses(), now()); // r2 is owed a slot: it waits first
+    assertFalse(l.rank(a.hi(), a.lo(), Integer.MAX_VALUE - 1), "right behind r2: passes nobody");
+    assertTrue(l.rank(b.hi(), b.lo(), Integer.MAX_VALUE), "b passes a, not r2");
+    assertEquals(tokens(r1, r2, b, a), order(l));
+    List<LineEntry> out = new ArrayList<>();
+    l.export(out::add, p -> {});
+    for (LineEntry e : out.subList(2, 4)) {
+      assertFalse(e.ready(), "a ranked client is not exported as ready");
+      assertEquals(Integer.MAX_VALUE - 1, e.band(), "the highest band a rank move takes");
+    }
+  }
+
+  private LineEntry ready(Client c, long order) {
+    return new LineEntry(
+        c.hi(), c.lo(), 0, order, order, 0, now(), now(), Long.MIN_VALUE, true, false, true, "");
   }
 
   @Test
@@ -960,7 +1174,8 @@ public abstract class LineContractTest {
     assertEquals(tokens(r1, r2, r3), order(l));
 
     Client x = waiter(l, 3);
-    assertTrue(l.rank(x.hi(), x.lo(), Integer.MAX_VALUE));
+    // Clients called before the restart outrank every rank, so x passes nobody: no move.
+    assertFalse(l.rank(x.hi(), x.lo(), Integer.MAX_VALUE));
     assertEquals(3, positionOf(l, x), "a rank does not pass clients called before the restart");
     Client v = Client.fresh();
     long o = l.arrive(v.hi(), v.lo(), "", true, now(), policy);
