@@ -578,7 +578,11 @@ public final class WaitingRoom implements AutoCloseable {
     return moved;
   }
 
-  /** One reaper pass now; returns the number of tickets reclaimed. */
+  /**
+   * One reaper pass now: reclaims expired tickets ({@link Event#EVICT}) and passes lapsed offers on
+   * ({@link Event#TIMEOUT} for those whose client had been told; those tickets keep their place).
+   * Returns the number of tickets reclaimed.
+   */
   public int evictExpired() {
     long now = clock.millis();
     sale.tick(now);
@@ -592,7 +596,7 @@ public final class WaitingRoom implements AutoCloseable {
     line.sweepPasses(now);
     sessions.sweep(now);
     drained();
-    return r[0] + r[1];
+    return r[0];
   }
 
   /** Ends a shopping session (its slot goes to the next in line); false when already ended. */
@@ -863,9 +867,8 @@ public final class WaitingRoom implements AutoCloseable {
   long poll(long hi, long lo, String token, long now) {
     sale.tick(now);
     long o = line.poll(hi, lo, now, policy);
-    if (Outcome.kind(o) == Outcome.UNKNOWN) {
-      retired(o);
-    } else if (Outcome.has(o, Outcome.FIRST_READY)) {
+    retired(o);
+    if (Outcome.has(o, Outcome.FIRST_READY)) {
       fire(Event.OFFER, token, "", false);
     }
     return o;
@@ -875,11 +878,9 @@ public final class WaitingRoom implements AutoCloseable {
   long claim(long hi, long lo, long now) {
     sale.tick(now);
     long o = line.claim(hi, lo, now, policy);
-    int kind = Outcome.kind(o);
-    if (kind == Outcome.ADMITTED) {
+    retired(o);
+    if (Outcome.kind(o) == Outcome.ADMITTED) {
       entered();
-    } else if (kind == Outcome.UNKNOWN) {
-      retired(o);
     }
     return o;
   }
@@ -918,7 +919,7 @@ public final class WaitingRoom implements AutoCloseable {
     }
   }
 
-  /** Fires EVICT or TIMEOUT for an outcome that retired a ticket. */
+  /** Fires EVICT for an outcome that retired a ticket, TIMEOUT for one whose offer lapsed. */
   void retired(long outcome) {
     if (Outcome.has(outcome, Outcome.EVICTED)) {
       fire(Event.EVICT, "", "", false);
