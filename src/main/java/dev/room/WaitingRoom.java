@@ -168,8 +168,12 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   /**
-   * Sets how long a client told it is ready has to come back before its slot goes to the next in
-   * line (default 60 s; 5 s – 1 h). The clock restarts when the client first learns it is ready.
+   * Sets how long a client told it is ready has to come back before its offer lapses (default 60 s;
+   * 5 s – 1 h). The clock restarts when the client first learns it is ready. A lapsed offer passes
+   * the slot to the next client in line who is polling and fires {@link Event#TIMEOUT}; the ticket
+   * keeps its place and is offered the next slot once its client polls again. An offer the client
+   * never learns of lapses as long after it was made, or after the first-poll grace (30 s when off)
+   * for a client not heard from since an import.
    */
   public void setOfferTimeout(Duration timeout) {
     offerTimeout =
@@ -672,7 +676,10 @@ public final class WaitingRoom implements AutoCloseable {
    * Call the setters first: tickets that had expired under this room's TTL and first-poll grace
    * when they were exported are dropped. The downtime is not charged against anyone (their TTL and
    * grace restart now), passes keep their real expiry, each client's cookies are re-sent on its
-   * first poll, and the first {@code capacity} clients in line are ready at once.
+   * first poll, and the first {@code capacity} clients in line are ready at once (nothing is in
+   * flight): each is ready on its first poll. Every restored client is away until it polls; one
+   * that has not polled within the first-poll grace (30 s when the grace is off) passes its turn to
+   * the next client in line who has, but keeps its place.
    *
    * @throws IllegalStateException when the room has already served traffic or imported a line
    * @throws ImportFormatException when the input is malformed, truncated or of an unknown version;

@@ -1056,6 +1056,33 @@ public abstract class LineContractTest {
   }
 
   @Test
+  void aLapsedOfferComesBackIntoItsTieGroup() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    Client d = waiter(l, 4);
+    l.promote(c.hi(), c.lo(), 1); // c ties with a
+    l.exit(now());
+    Client offered = Outcome.kind(poll(l, a)) == Outcome.READY ? a : c;
+    l.promote(d.hi(), d.lo(), 1); // d joins the tie while one of it is offered
+    l.setAllowance(0, now()); // the slot stays free when the offer lapses
+    clock.advanceMillis(OFFER);
+    for (Client x : List.of(a, b, c, d)) {
+      if (x != offered) {
+        poll(l, x);
+      }
+    }
+    assertArrayEquals(new int[] {0, 1}, l.evict(now(), policy));
+    for (Client x : List.of(a, c, d)) {
+      assertEquals(1, positionOf(l, x), "one tie group, back at the front");
+    }
+    assertEquals(2, positionOf(l, b));
+    l.setAllowance(Line.UNLIMITED, now());
+  }
+
+  @Test
   void timeoutFiresForClientsNeverToldTheyWereReady() {
     Policy grace = new Policy(TTL, 10_000, 1000, 100_000, OFFER, 0);
     Line l = line(1);
