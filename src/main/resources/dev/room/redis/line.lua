@@ -922,7 +922,7 @@ local allow = allowance()
 need(here == 0 or allow == 0 or freeSlots() <= 0, 'a slot is free while present clients wait')
 need(metaNum('inflight') >= 0, 'negative in flight')
 local present = 0
-for _, m in ipairs(redis.call('ZRANGE', LINE, 0, -1)) do
+for _, m in ipairs(redis.call('ZRANGE', LINE, 0, 9999)) do
   local t = load(string.sub(m, 41))
   need(t ~= nil and t[STATE] == WAITING and memberOf(t, string.sub(m, 41)) == m, 'bad waiter')
   if t and not away(t) then
@@ -930,7 +930,7 @@ for _, m in ipairs(redis.call('ZRANGE', LINE, 0, -1)) do
     need(redis.call('ZSCORE', HERE, m) ~= false, 'a present waiter is missing from here')
   end
 end
-need(present == here, 'here ' .. here .. ' != present waiters ' .. present)
+need(waiting > 10000 or present == here, 'here ' .. here .. ' != present waiters ' .. present)
 for _, token in ipairs(redis.call('ZRANGE', AOFF, 0, -1)) do
   local t = load(token)
   need(t ~= nil and t[STATE] == READY and away(t) and t[TOLD] == 0, 'bad offer to an away client')
