@@ -1083,6 +1083,71 @@ public abstract class LineContractTest {
   }
 
   @Test
+  void offersLapseAndComeBackWithoutLosingASlotOrATicket() {
+    java.util.Random rnd = new java.util.Random(20261201);
+    Line l = line(3);
+    List<Client> cs = new ArrayList<>();
+    int issued = 0;
+    int admitted = 0;
+    int retired = 0;
+    int held = 0;
+    int lapsed = 0;
+    for (int step = 0; step < 1500; step++) {
+      int op = rnd.nextInt(12);
+      Client c = cs.isEmpty() ? null : cs.get(rnd.nextInt(cs.size()));
+      if (op < 3 || c == null) {
+        Client n = Client.fresh();
+        long o = arrive(l, n);
+        if (Outcome.kind(o) == Outcome.ADMITTED) {
+          held++;
+        } else if (Outcome.kind(o) == Outcome.WAITING) {
+          issued++;
+          cs.add(n);
+        }
+      } else if (op < 6) {
+        long o = poll(l, c);
+        if (Outcome.kind(o) == Outcome.UNKNOWN) {
+          retired += Outcome.has(o, Outcome.EVICTED) ? 1 : 0;
+          cs.remove(c);
+        }
+      } else if (op < 8) {
+        long o = l.claim(c.hi(), c.lo(), now(), policy);
+        if (Outcome.kind(o) == Outcome.ADMITTED) {
+          admitted++;
+          held++;
+          cs.remove(c);
+        } else if (Outcome.kind(o) == Outcome.UNKNOWN) {
+          retired += Outcome.has(o, Outcome.EVICTED) ? 1 : 0;
+          cs.remove(c);
+        }
+      } else if (op < 9 && held > 0) {
+        l.exit(now());
+        held--;
+      } else if (op < 10) {
+        int[] r = l.evict(now(), policy);
+        retired += r[0];
+        lapsed += r[1];
+      } else {
+        clock.advanceMillis(rnd.nextInt(25_000));
+      }
+      assertTrue(l.inFlight() + l.ready() <= l.capacity(), "in flight + offers within capacity");
+      if (step % 10 == 0) {
+        assertInvariants(l);
+        checkStorage(l);
+      }
+    }
+    while (held-- > 0) {
+      l.exit(now());
+    }
+    clock.advanceMillis(TTL);
+    retired += l.evict(now(), policy)[0];
+    assertEquals(0, l.waiting() + l.ready(), "the line drains");
+    assertEquals(issued, admitted + retired, "every ticket ends exactly once");
+    assertEquals(0, l.inFlight());
+    assertTrue(lapsed > 0 && retired > 0 && admitted > 0, "the run lapsed, retired and admitted");
+  }
+
+  @Test
   void timeoutFiresForClientsNeverToldTheyWereReady() {
     Policy grace = new Policy(TTL, 10_000, 1000, 100_000, OFFER, 0);
     Line l = line(1);
