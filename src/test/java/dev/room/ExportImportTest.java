@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** Export and import: round trips, refusals, all-or-nothing, and corrupted input. */
@@ -81,8 +82,7 @@ class ExportImportTest {
     byte[] file = export(before);
     before.close();
     WaitingRoom after = room(1);
-    java.util.concurrent.atomic.AtomicInteger timeouts =
-        new java.util.concurrent.atomic.AtomicInteger();
+    AtomicInteger timeouts = new AtomicInteger();
     after.on(Event.TIMEOUT, s -> timeouts.incrementAndGet());
     assertEquals(21, after.importFrom(new ByteArrayInputStream(file)).restored());
     String live = tokens.get(20); // the other twenty never come back

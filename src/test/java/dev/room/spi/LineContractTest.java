@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -1084,7 +1085,7 @@ public abstract class LineContractTest {
 
   @Test
   void offersLapseAndComeBackWithoutLosingASlotOrATicket() {
-    java.util.Random rnd = new java.util.Random(20261201);
+    Random rnd = new Random(20261201);
     Line l = line(3);
     List<Client> cs = new ArrayList<>();
     int issued = 0;
