@@ -794,12 +794,12 @@ public final class InMemoryLine implements Line {
   private boolean lapse(Ticket t, boolean away) {
     boolean told = t.told;
     unlinkReady(t);
-    gate.release();
     t.state = Ticket.WAITING;
     t.told = false;
     t.away = away;
     index.insert(t);
-    waitingCount++;
+    waitingCount++; // published before the slot is: the fast path sees someone waits
+    gate.release();
     return told;
   }
 
