@@ -12,9 +12,14 @@ public enum Event {
   DRAIN,
   /** A request was issued a waiting-room ticket; carries the token and client key. */
   QUEUE,
-  /** An expired or never-seen ticket was reclaimed. */
+  /** An expired or never-seen ticket was reclaimed, whether it was waiting or offered a slot. */
   EVICT,
-  /** A client entitled to a slot gave up before taking it (told ready, never came back). */
+  /**
+   * A client entitled to a slot gave up before taking it: it was told it is ready and did not come
+   * in within the offer timeout. Its offer lapsed and the slot went to the next client in line; the
+   * ticket keeps its place and is offered the next slot when its client is heard from again, so
+   * this is not an ending. An offer its client was never told of passes on without this event.
+   */
   TIMEOUT,
   /** A paid, operator or VIP-pass promotion moved a ticket; carries the token. */
   PROMOTE,

@@ -171,8 +171,12 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   /**
-   * Sets how long a client told it is ready has to come back before its slot goes to the next in
-   * line (default 60 s; 5 s – 1 h). The clock restarts when the client first learns it is ready.
+   * Sets how long a client told it is ready has to come back before its offer lapses (default 60 s;
+   * 5 s – 1 h). The clock restarts when the client first learns it is ready. A lapsed offer passes
+   * the slot to the next client in line who is polling and fires {@link Event#TIMEOUT}; the ticket
+   * keeps its place and is offered the next slot once its client polls again. An offer the client
+   * never learns of lapses as long after it was made, or after the first-poll grace (30 s when off)
+   * for a client not heard from since an import.
    */
   public void setOfferTimeout(Duration timeout) {
     offerTimeout =
@@ -622,7 +626,11 @@ public final class WaitingRoom implements AutoCloseable {
     return moved;
   }
 
-  /** One reaper pass now; returns the number of tickets reclaimed. */
+  /**
+   * One reaper pass now: reclaims expired tickets ({@link Event#EVICT}) and passes lapsed offers on
+   * ({@link Event#TIMEOUT} for those whose client had been told; those tickets keep their place).
+   * Returns the number of tickets reclaimed.
+   */
   public int evictExpired() {
     long now = clock.millis();
     sale.tick(now);
@@ -636,7 +644,7 @@ public final class WaitingRoom implements AutoCloseable {
     line.sweepPasses(now);
     sessions.sweep(now);
     drained();
-    return r[0] + r[1];
+    return r[0];
   }
 
   /** Ends a shopping session (its slot goes to the next in line); false when already ended. */
@@ -712,7 +720,10 @@ public final class WaitingRoom implements AutoCloseable {
    * Call the setters first: tickets that had expired under this room's TTL and first-poll grace
    * when they were exported are dropped. The downtime is not charged against anyone (their TTL and
    * grace restart now), passes keep their real expiry, each client's cookies are re-sent on its
-   * first poll, and the first {@code capacity} clients in line are ready at once.
+   * first poll, and the first {@code capacity} clients in line are ready at once (nothing is in
+   * flight): each is ready on its first poll. Every restored client is away until it polls; one
+   * that has not polled within the first-poll grace (30 s when the grace is off) passes its turn to
+   * the next client in line who has, but keeps its place.
    *
    * @throws IllegalStateException when the room has already served traffic, granted a pass or
    *     imported a line
@@ -934,9 +945,8 @@ public final class WaitingRoom implements AutoCloseable {
   long poll(long hi, long lo, String token, long now) {
     sale.tick(now);
     long o = line.poll(hi, lo, now, policy);
-    if (Outcome.kind(o) == Outcome.UNKNOWN) {
-      retired(o);
-    } else if (Outcome.has(o, Outcome.FIRST_READY)) {
+    retired(o);
+    if (Outcome.has(o, Outcome.FIRST_READY)) {
       fire(Event.OFFER, token, "", false);
     }
     return o;
@@ -946,11 +956,9 @@ public final class WaitingRoom implements AutoCloseable {
   long claim(long hi, long lo, long now) {
     sale.tick(now);
     long o = line.claim(hi, lo, now, policy);
-    int kind = Outcome.kind(o);
-    if (kind == Outcome.ADMITTED) {
+    retired(o);
+    if (Outcome.kind(o) == Outcome.ADMITTED) {
       entered();
-    } else if (kind == Outcome.UNKNOWN) {
-      retired(o);
     }
     return o;
   }
@@ -989,7 +997,7 @@ public final class WaitingRoom implements AutoCloseable {
     }
   }
 
-  /** Fires EVICT or TIMEOUT for an outcome that retired a ticket. */
+  /** Fires EVICT for an outcome that retired a ticket, TIMEOUT for one whose offer lapsed. */
   void retired(long outcome) {
     if (Outcome.has(outcome, Outcome.EVICTED)) {
       fire(Event.EVICT, "", "", false);

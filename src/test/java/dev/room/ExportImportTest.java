@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** Export and import: round trips, refusals, all-or-nothing, and corrupted input. */
@@ -68,6 +69,44 @@ class ExportImportTest {
       out.add(t.token() + "@" + t.position() + "/" + t.rank() + "/" + t.clientKey());
     }
     return out;
+  }
+
+  @Test
+  void restoredClientsWhoNeverComeBackStallASmallRoom() throws Exception {
+    WaitingRoom before = room(1);
+    assertTrue(before.tryEnter());
+    List<String> tokens = new ArrayList<>();
+    for (int i = 0; i < 21; i++) {
+      tokens.add(queue(before, "client-" + i));
+    }
+    byte[] file = export(before);
+    before.close();
+    WaitingRoom after = room(1);
+    AtomicInteger timeouts = new AtomicInteger();
+    after.on(Event.TIMEOUT, s -> timeouts.incrementAndGet());
+    assertEquals(21, after.importFrom(new ByteArrayInputStream(file)).restored());
+    String live = tokens.get(20); // the other twenty never come back
+    long start = clock.millis();
+    long readyAfter = -1;
+    for (int s = 1; s <= 300 && readyAfter < 0; s++) {
+      clock.advance(Duration.ofSeconds(1));
+      if (s % 5 == 0) {
+        after.evictExpired();
+      }
+      if (s % 2 == 1
+          && Outcome.kind(after.poll(Tokens.hi(live), Tokens.lo(live), clock.millis()))
+              == Outcome.READY) {
+        readyAfter = clock.millis() - start;
+      }
+    }
+    assertTrue(
+        readyAfter >= 0 && readyAfter <= 35_000,
+        "ready after " + readyAfter + " ms with nothing in flight, not within the 30 s window");
+    assertEquals(
+        1, after.ticket(tokens.get(0)).orElseThrow().position(), "a turn lost, not a place");
+    assertTrue(after.events().awaitIdle(5000));
+    assertEquals(0, timeouts.get(), "nobody gone was ever told it was ready");
+    after.close();
   }
 
   @Test

@@ -28,12 +28,20 @@ import java.util.function.Predicate;
  * leaving it (admission or retirement) is the single atomic step that ends it, so admission racing
  * eviction accounts for the ticket exactly once.
  *
- * <p>Invariant: while anyone waits and the allowance is not used up there is no free slot, apart
- * from the instant between a release and its rebalance. Every path that frees a slot releases it
- * and then, when someone waits, rebalances under the lock (hands slots to the first waiters); every
- * path that queues a ticket publishes the new waiting count before trying the gate. One of the two
- * always sees the other, so a slot never sits free while the line waits. The fast path takes a slot
- * without the lock only when nobody waits, so it never passes a waiting client.
+ * <p>Presence. A waiting ticket is present or {@linkplain Ticket#away away}. Away tickets are the
+ * restored ones whose client has not polled since the import and the ones whose offer lapsed; they
+ * keep their place (and count in everyone's position) but a freed slot goes to the first
+ * <em>present</em> waiter, found through the index's present counts. A poll or claim makes a ticket
+ * present again; standing ahead, it is offered the next slot that frees (at once when one is free).
+ * A lapsed offer is not an ending: the ticket goes back to waiting at its own place.
+ *
+ * <p>Invariant: while a present client waits and the allowance is not used up there is no free
+ * slot, apart from the instant between a release and its rebalance. Every path that frees a slot
+ * releases it and then, when someone waits, rebalances under the lock (hands slots to the first
+ * present waiters); every path that queues a ticket publishes the new waiting count before trying
+ * the gate. One of the two always sees the other, so a slot never sits free while the line waits.
+ * The fast path takes a slot without the lock only when nobody waits, so it never passes a waiting
+ * client; while only away clients wait a newcomer queues and is handed a free slot at once.
  *
  * <p>Retiring a waiting ticket removes it from the index, so everyone behind moves up at once and
  * the window never has to skip it later (the role of the Go version's ghost ledger). Retiring a
@@ -271,7 +279,7 @@ public final class InMemoryLine implements Line {
       if (expired(t, now, p)) {
         return retireExpired(t, now);
       }
-      long flags = 0;
+      long flags = lapseIfDue(t, now, p);
       if (t.polled && now - t.lastPoll < p.pollInterval()) {
         flags |= Outcome.RATE_LIMITED;
       } else {
@@ -284,6 +292,9 @@ public final class InMemoryLine implements Line {
         t.resend = false;
         t.cookiesSentAt = now;
         flags |= Outcome.REFRESH_COOKIES;
+      }
+      if (t.away) {
+        present(t, now);
       }
       if (t.state == Ticket.READY) {
         if (!t.told) {
@@ -307,14 +318,18 @@ public final class InMemoryLine implements Line {
       if (expired(t, now, p)) {
         return retireExpired(t, now);
       }
+      long flags = lapseIfDue(t, now, p);
+      if (t.away) {
+        present(t, now);
+      }
       if (t.state == Ticket.READY) {
         admitReady(t);
-        return Outcome.of(Outcome.ADMITTED, 0, 0);
+        return Outcome.of(Outcome.ADMITTED, 0, flags);
       }
       t.lastActivity = now;
       t.seen = true;
       t.cookiesSentAt = now;
-      return Outcome.of(Outcome.WAITING, index.position(t), 0);
+      return Outcome.of(Outcome.WAITING, index.position(t), flags);
     }
   }
 
@@ -575,18 +590,21 @@ public final class InMemoryLine implements Line {
         expired.clear();
         for (int i = from; i < Math.min(all.length, from + SCAN_CHUNK); i++) {
           Ticket t = all[i];
-          if (t.state != Ticket.GONE && expired(t, now, p)) {
+          if (t.state != Ticket.GONE && (expired(t, now, p) || lapsed(t, now, p))) {
             expired.add(t);
           }
         }
         for (Ticket t : expired) {
-          if (t.state == Ticket.READY) {
-            timedOut++;
-          } else {
+          if (expired(t, now, p)) {
+            retireQuietly(t);
             evicted++;
+          } else if (lapse(t, true)) {
+            timedOut++;
           }
-          retire(t, now);
         }
+        // Only now are freed slots handed on, and only to live tickets: a slot never goes to a
+        // ticket this pass is about to reclaim.
+        evicted += rebalanceLive(now, p);
       }
     }
     return new int[] {evicted, timedOut};
@@ -695,6 +713,7 @@ public final class InMemoryLine implements Line {
       t.cookiesSentAt = now;
       t.resend = true;
       t.state = Ticket.WAITING;
+      t.away = true; // until its client polls: nobody has been heard from since the export
       newIndex.insert(t);
       previous = t;
     }
@@ -714,7 +733,7 @@ public final class InMemoryLine implements Line {
       waitingCount = newIndex.size();
       passes.clear();
       passes.putAll(newPasses);
-      rebalance(now);
+      offerFirst(now);
       return newTokens.size();
     }
   }
@@ -765,16 +784,25 @@ public final class InMemoryLine implements Line {
       require(
           index.size() == waitingCount, "index " + index.size() + " != waiting " + waitingCount);
       require(tokens.size() == waitingCount + readyCount, "token store size mismatch");
+      for (Ticket r = readyHead; r != null; r = r.right) {
+        require(!(r.away && r.told), "a ready ticket is away although its client was told");
+      }
+      long[] present = {0};
       index.forEach(
           Integer.MAX_VALUE,
-          t -> require(t.state == Ticket.WAITING && tokens.get(t.hi, t.lo) == t, "bad waiter"));
+          t -> {
+            require(t.state == Ticket.WAITING && tokens.get(t.hi, t.lo) == t, "bad waiter");
+            present[0] += t.away ? 0 : 1;
+          });
+      require(
+          present[0] == index.present(), "present count " + index.present() + " != " + present[0]);
       int held = inFlight.get() + (int) readyCount;
       require(
           gate.available() == gate.capacity() - held,
           "free slots " + gate.available() + " != capacity - held " + (gate.capacity() - held));
       require(
-          waitingCount == 0 || allowance == 0 || gate.available() <= 0,
-          "a slot is free while clients wait and the allowance allows");
+          index.present() == 0 || allowance == 0 || gate.available() <= 0,
+          "a slot is free while present clients wait and the allowance allows");
       require(allowance >= 0, "negative allowance");
       require(inFlight.get() >= 0, "negative in-flight");
     }
@@ -786,26 +814,115 @@ public final class InMemoryLine implements Line {
     }
   }
 
-  /** Hands free slots to the first waiters, as far as the allowance goes. Caller holds the lock. */
+  /**
+   * Hands free slots to the first present waiters, as far as the allowance goes. Caller holds the
+   * lock.
+   */
   private void rebalance(long now) {
-    while (waitingCount > 0 && allowance > 0 && gate.tryAcquire()) {
-      if (allowance != UNLIMITED) {
-        allowance--;
-      }
-      Ticket t = index.first();
-      index.remove(t);
-      waitingCount--;
-      t.state = Ticket.READY;
-      t.readyAt = now;
-      t.left = readyTail;
-      t.right = null;
-      if (readyTail == null) {
-        readyHead = t;
+    while (allowance > 0 && index.present() > 0 && gate.tryAcquire()) {
+      offer(index.firstPresent(), now);
+    }
+  }
+
+  /**
+   * Like {@link #rebalance}, for the reaper: a present waiter found expired at the head is retired
+   * instead of being handed a slot. Returns how many were. Caller holds the lock.
+   */
+  private int rebalanceLive(long now, Policy p) {
+    int retired = 0;
+    while (allowance > 0 && index.present() > 0 && gate.available() > 0) {
+      Ticket t = index.firstPresent();
+      if (expired(t, now, p)) {
+        retireQuietly(t);
+        retired++;
+      } else if (gate.tryAcquire()) {
+        offer(t, now);
       } else {
-        readyTail.right = t;
+        break;
       }
-      readyTail = t;
-      readyCount++;
+    }
+    return retired;
+  }
+
+  /**
+   * After an import: nothing is in flight and nobody has polled yet, so the first in line are
+   * offered the free slots, away or not; an offer to an away client lapses after the {@linkplain
+   * Policy#awayOfferWindow() shorter window}. Caller holds the lock.
+   */
+  private void offerFirst(long now) {
+    while (allowance > 0 && waitingCount > 0 && gate.tryAcquire()) {
+      offer(index.first(), now);
+    }
+  }
+
+  /** Turns waiting {@code t} ready, holding a slot already taken from the gate. */
+  private void offer(Ticket t, long now) {
+    if (allowance != UNLIMITED) {
+      allowance--;
+    }
+    index.remove(t);
+    waitingCount--;
+    t.state = Ticket.READY;
+    t.readyAt = now;
+    t.told = false;
+    t.left = readyTail;
+    t.right = null;
+    if (readyTail == null) {
+      readyHead = t;
+    } else {
+      readyTail.right = t;
+    }
+    readyTail = t;
+    readyCount++;
+  }
+
+  /** Whether ready {@code t}'s offer has lapsed. */
+  private static boolean lapsed(Ticket t, long now, Policy p) {
+    return t.state == Ticket.READY && p.offerLapsed(now, t.readyAt, t.away);
+  }
+
+  /**
+   * Ends ready {@code t}'s offer without ending the ticket: its slot is given back (the caller
+   * hands it on) and it waits again at its own place, {@code away} unless its client is the one
+   * calling. Returns whether its client had been told (a {@code TIMEOUT}). Caller holds the lock.
+   */
+  private boolean lapse(Ticket t, boolean away) {
+    boolean told = t.told;
+    unlinkReady(t);
+    t.state = Ticket.WAITING;
+    t.told = false;
+    t.away = away;
+    index.insert(t);
+    waitingCount++; // published before the slot is: the fast path sees someone waits
+    gate.release();
+    return told;
+  }
+
+  /**
+   * For a poll or claim of {@code t}: lapses its due offer, returning {@link Outcome#TIMED_OUT} if
+   * told. Its client is heard from now, so it waits present and, standing ahead of everyone it was
+   * offered before, gets the slot back unless a present client ahead of it takes it.
+   */
+  private long lapseIfDue(Ticket t, long now, Policy p) {
+    if (!lapsed(t, now, p)) {
+      return 0;
+    }
+    boolean told = lapse(t, false);
+    rebalance(now);
+    return told ? Outcome.TIMED_OUT : 0;
+  }
+
+  /**
+   * Its client was heard from: an away waiter is passed over no more (standing ahead, it is offered
+   * the next slot, at once if one is free); an offer made while away now runs its full timeout from
+   * when the client is told. Caller holds the lock.
+   */
+  private void present(Ticket t, long now) {
+    if (t.state == Ticket.READY) {
+      t.away = false;
+    } else {
+      index.setAway(t, false);
+      rebalance(now);
     }
   }
 
@@ -817,8 +934,17 @@ public final class InMemoryLine implements Line {
     inFlight.incrementAndGet();
   }
 
-  /** Ends a ticket that will never be admitted. Caller holds the lock. */
+  /**
+   * Ends a ticket that will never be admitted; a freed slot is handed on. Caller holds the lock.
+   */
   private void retire(Ticket t, long now) {
+    if (retireQuietly(t)) {
+      rebalance(now);
+    }
+  }
+
+  /** Ends a ticket; returns whether it freed a slot, which the caller hands on. */
+  private boolean retireQuietly(Ticket t) {
     tokens.remove(t);
     if (t.state == Ticket.WAITING) {
       index.remove(t);
@@ -828,14 +954,15 @@ public final class InMemoryLine implements Line {
       unlinkReady(t);
       t.state = Ticket.GONE;
       gate.release();
-      rebalance(now);
+      return true;
     }
+    return false;
   }
 
+  /** An expired ticket is evicted, whatever its state: a lapsed offer alone never retires one. */
   private long retireExpired(Ticket t, long now) {
-    long flag = t.state == Ticket.READY ? Outcome.TIMED_OUT : Outcome.EVICTED;
     retire(t, now);
-    return Outcome.of(Outcome.UNKNOWN, 0, flag);
+    return Outcome.of(Outcome.UNKNOWN, 0, Outcome.EVICTED);
   }
 
   private void unlinkReady(Ticket t) {
@@ -855,9 +982,6 @@ public final class InMemoryLine implements Line {
   }
 
   private static boolean expired(Ticket t, long now, Policy p) {
-    if (t.state == Ticket.READY && now - t.readyAt >= p.readyTimeout()) {
-      return true;
-    }
     return p.expired(now, t.lastActivity, t.issuedAt, t.seen);
   }
 

@@ -6,11 +6,13 @@ import java.util.function.Consumer;
 /**
  * An order-statistic treap over the waiting tickets.
  *
- * <p>Each node counts the tickets and the group heads in its subtree. A group is the tickets that
- * share a band and place (clients tied by a promotion); its head is its first member. A client's
- * position is one plus the number of groups ahead of its own, so tied clients report the same
- * position and everyone else's is exact. Insert, remove, position and selection are O(log n)
- * expected; iteration of the first k is O(log n + k).
+ * <p>Each node counts the tickets, the group heads and the present tickets (not {@linkplain
+ * Ticket#away away}) in its subtree. A group is the tickets that share a band and place (clients
+ * tied by a promotion); its head is its first member. A client's position is one plus the number of
+ * groups ahead of its own, so tied clients report the same position and everyone else's is exact;
+ * away clients count, since they keep their place. The present counts find the first present
+ * ticket, the one a freed slot goes to, without walking past the away ones. Insert, remove,
+ * position and selection are O(log n) expected; iteration of the first k is O(log n + k).
  *
  * <p>Not thread-safe: the owning line's lock guards it.
  */
@@ -26,6 +28,36 @@ final class LineIndex {
     return root == null ? 0 : root.heads;
   }
 
+  /** The number of present (not away) tickets. */
+  int present() {
+    return here(root);
+  }
+
+  /** The first present ticket in line order, or null when every waiting ticket is away. */
+  Ticket firstPresent() {
+    Ticket n = root;
+    if (here(n) == 0) {
+      return null;
+    }
+    while (true) {
+      if (here(n.left) > 0) {
+        n = n.left;
+      } else if (!n.away) {
+        return n;
+      } else {
+        n = n.right;
+      }
+    }
+  }
+
+  /** Marks {@code t}, which must be in the index, away or present; allocates nothing. */
+  void setAway(Ticket t, boolean away) {
+    if (t.away != away) {
+      t.away = away;
+      refreshTo(root, t);
+    }
+  }
+
   Ticket first() {
     Ticket t = root;
     if (t == null) {
@@ -37,7 +69,10 @@ final class LineIndex {
     return t;
   }
 
-  /** Inserts {@code t}; its key must be unique and, within a group, greater than every member's. */
+  /**
+   * Inserts {@code t}; its key must be unique. A ticket whose offer lapsed comes back with its old
+   * key, which may sort ahead of members that joined its group meanwhile: it becomes the head.
+   */
   void insert(Ticket t) {
     t.left = null;
     t.right = null;
@@ -47,6 +82,13 @@ final class LineIndex {
     pull(t);
     Ticket[] parts = split(root, t);
     root = merge(merge(parts[0], t), parts[1]);
+    if (t.head) {
+      Ticket next = successor(t);
+      if (t.sameGroup(next) && next.head) {
+        next.head = false;
+        refreshPath(next);
+      }
+    }
   }
 
   /** Removes {@code t}, which must be in the index, and promotes the next member of its group. */
@@ -210,6 +252,14 @@ final class LineIndex {
     }
   }
 
+  private static void refreshTo(Ticket n, Ticket t) {
+    int c = t.compareTo(n);
+    if (c != 0) {
+      refreshTo(c < 0 ? n.left : n.right, t);
+    }
+    pull(n);
+  }
+
   private Ticket remove(Ticket n, Ticket t) {
     if (n == null) {
       throw new IllegalStateException("ticket not in the line index");
@@ -266,6 +316,11 @@ final class LineIndex {
   private static void pull(Ticket n) {
     n.size = 1 + size(n.left) + size(n.right);
     n.heads = (n.head ? 1 : 0) + heads(n.left) + heads(n.right);
+    n.here = (n.away ? 0 : 1) + here(n.left) + here(n.right);
+  }
+
+  private static int here(Ticket n) {
+    return n == null ? 0 : n.here;
   }
 
   private static int size(Ticket n) {

@@ -63,12 +63,21 @@ final class Ticket {
   boolean told;
   boolean resend;
 
+  /**
+   * Not heard from since it was restored or since its offer lapsed. A waiting ticket that is away
+   * keeps its place but is passed over when a slot is handed on; a ready one that is away was
+   * offered before its client was heard from (after an import), so its offer lapses after the
+   * shorter {@link dev.room.spi.Policy#awayOfferWindow() window}. A poll or claim clears it.
+   */
+  boolean away;
+
   // Treap links and aggregates, maintained by LineIndex.
   Ticket left;
   Ticket right;
   int priority;
   int size;
   int heads;
+  int here;
   boolean head;
 
   Ticket(long hi, long lo, long number) {

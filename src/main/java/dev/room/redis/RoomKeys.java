@@ -10,7 +10,7 @@ final class RoomKeys {
   /** The keys every script receives, in the order {@code line.lua} names them. */
   private static final String[] NAMES = {
     "meta", "tk", "line", "heads", "gsize", "ready", "rdyat", "act", "unseen", "passes", "leases",
-    "held", "owners"
+    "held", "owners", "here", "aoff"
   };
 
   /** The restore staging keys, in the order the stage and commit scripts expect them. */

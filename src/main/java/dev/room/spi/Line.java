@@ -15,9 +15,18 @@ import java.util.function.Predicate;
  * clock. Hot-path results are packed {@code long}s decoded by {@link Outcome}.
  *
  * <p>Slots are handed over, never raced for: when a slot frees while clients wait, it goes to the
- * first of them, who becomes ready and keeps it reserved until it comes back or times out. So a
- * client told it is ready always finds its slot, and a newcomer can take a slot only when nobody
- * waits.
+ * first of them who is <em>present</em>, who becomes ready (is offered the slot) and keeps it
+ * reserved until it comes back or its offer lapses ({@link Policy#offerLapsed}). So a client told
+ * it is ready always finds its slot, and a newcomer can take a slot only when nobody waits.
+ *
+ * <p>Presence. A waiting client is away when it has not been heard from since an import ({@link
+ * #restore}) or since its offer lapsed; otherwise present. An away client keeps its place (and
+ * counts in the positions of everyone behind, so nobody's position rises when it comes back) but
+ * loses its turn: slots go to the first present client. A poll or claim makes it present again, and
+ * since it stands ahead it is offered the next slot that frees, at once if one is free. A lapsed
+ * offer never ends a ticket; only expiry (TTL, first-poll grace) or removal does. So among clients
+ * who keep polling admission is in line order, a client who looks away for a while keeps its place
+ * until its TTL, and a slot is never held long for a client who is not there.
  *
  * <p>Admissions are also metered by an {@linkplain #allowance() allowance}: every slot handed to a
  * waiter and every fast-path entry uses one. The room sets it to {@link #UNLIMITED} (the default:
@@ -167,8 +176,10 @@ public interface Line extends AutoCloseable {
   TicketInfo ticket(long hi, long lo);
 
   /**
-   * One reaper pass: retires expired and never-seen tickets and ready clients that did not come
-   * back. Returns {evicted, timedOut}.
+   * One reaper pass: retires expired and never-seen tickets, waiting or ready, and lapses offers
+   * whose client did not come in time (the ticket waits again at its place, away). Freed slots go
+   * only to live, present clients. Returns {evicted, timedOut}: tickets retired, and lapsed offers
+   * whose client had been told it was ready.
    */
   int[] evict(long now, Policy policy);
 
@@ -192,9 +203,12 @@ public interface Line extends AutoCloseable {
    * Replaces an unused line with {@code tickets} (in line order) and {@code passes}, all or
    * nothing: if either iterator throws, the line is left as it was. Ready tickets come first and
    * stay first, in their order, whatever their band; later arrivals, promotions and ranks get
-   * places and tie orders above every one restored. Then hands free slots to the first in line. An
-   * export afterwards writes every restored ticket as it was read (ready ones as ready, whether or
-   * not they got a slot). Returns the number of tickets restored.
+   * places and tie orders above every one restored. Every restored client is away until it polls;
+   * the free slots are offered to the first in line all the same (nothing is in flight after an
+   * import), and an offer to a client still away lapses after {@link Policy#awayOfferWindow()},
+   * passing the slot to the next present client. An export afterwards writes every restored ticket
+   * as it was read (ready ones as ready, whether or not they got a slot). Returns the number of
+   * tickets restored.
    *
    * @throws IllegalStateException when the line has already been used
    */

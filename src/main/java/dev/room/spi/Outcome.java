@@ -28,10 +28,18 @@ public final class Outcome {
   /** The caller should re-send the client's cookies. */
   public static final long REFRESH_COOKIES = 1L << 49;
 
-  /** The ticket was found expired by this call and retired. */
+  /**
+   * The ticket was found expired by this call (TTL or first-poll grace) and retired, waiting or
+   * ready.
+   */
   public static final long EVICTED = 1L << 50;
 
-  /** The ticket was a ready client that never came back and was retired by this call. */
+  /**
+   * This call found the ticket's offer lapsed after its client had been told (it did not come in
+   * time): the slot went on and the ticket waits again at its own place, so the same outcome also
+   * reports where it stands now (possibly offered again at once). A lapsed offer never ends a
+   * ticket; only expiry does ({@link #EVICTED}).
+   */
   public static final long TIMED_OUT = 1L << 51;
 
   /** The arrival was promoted to the front by a VIP pass. */

@@ -7,7 +7,9 @@ package dev.room.spi;
  * @param firstPollGrace how long a ticket may go without its client ever coming back; 0 = off
  * @param pollInterval minimum gap between two accepted status polls of one token
  * @param cookieRefresh minimum gap between two cookie refreshes on polls
- * @param readyTimeout how long a client told it is ready has to come back before its slot moves on
+ * @param readyTimeout how long a client told it is ready has to come back before its offer lapses
+ *     (its slot moves on, the ticket keeps its place); an offer the client was not told of yet
+ *     lapses this long after it was made
  * @param maxQueueDepth new arrivals are rejected while this many wait; 0 = unlimited
  */
 public record Policy(
@@ -17,6 +19,30 @@ public record Policy(
     long cookieRefresh,
     long readyTimeout,
     long maxQueueDepth) {
+
+  /**
+   * The {@linkplain #awayOfferWindow() window} for a client away while the first-poll grace is off.
+   */
+  public static final long DEFAULT_AWAY_OFFER_WINDOW = 30_000;
+
+  /**
+   * How long an offer made to a client not heard from yet (after an import nothing is in flight and
+   * the first in line are offered before anyone polls) waits for a poll before it passes on: the
+   * first-poll grace, or {@link #DEFAULT_AWAY_OFFER_WINDOW} when the grace is off, and never longer
+   * than {@link #readyTimeout}. {@code line.lua} applies the same rule.
+   */
+  public long awayOfferWindow() {
+    return Math.min(firstPollGrace > 0 ? firstPollGrace : DEFAULT_AWAY_OFFER_WINDOW, readyTimeout);
+  }
+
+  /**
+   * Whether an offer has lapsed at {@code now}: it was made (or its client told of it) at {@code
+   * readyAt}, and {@code away} says it was made to a client not heard from since. A lapsed offer
+   * passes its slot on; the ticket goes back to waiting at its own place.
+   */
+  public boolean offerLapsed(long now, long readyAt, boolean away) {
+    return now - readyAt >= (away ? awayOfferWindow() : readyTimeout);
+  }
 
   /** Returns true when a ticket with these timestamps is expired at {@code now}. */
   public boolean expired(long now, long lastActivity, long issuedAt, boolean seen) {

@@ -4,7 +4,7 @@
 -- section, so every transition is one EVALSHA and runs atomically. The rules are the in-memory
 -- line's (dev.room.engine.InMemoryLine): only the storage differs.
 --
--- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..13]):
+-- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..15]):
 --   meta    hash  cap, inflight, counter, rseq, gen, used, resumed, issued (the latest issuedAt)
 --   tk      hash  token -> ticket record (a cmsgpack array, fields below)
 --   line    zset  waiting tickets, all score 0, member = group(24) order(16) token(32), so the
@@ -19,6 +19,15 @@
 --   leases  zset  lease generation -> expiry; a generation is one registration of one instance
 --   held    hash  lease generation -> slots held under it
 --   owners  hash  lease generation -> instance name (for operators)
+--   here    zset  the present waiting tickets (not away), members as in line: the first is the one
+--                 a freed slot goes to. A member may be stale (left by an instance that predates
+--                 the key): rebalance checks it against the record and drops it.
+--   aoff    zset  offers made to away clients (after an import, before they polled), by offer time
+--
+-- Presence: a waiting ticket is present or away (record field AWAY). Away tickets are restored ones
+-- not heard from since the import and ones whose offer lapsed; they keep their place (positions
+-- count them) but are passed over when a slot is handed on. A poll or claim makes them present. A
+-- lapsed offer is not an ending: the ticket waits again at its own place, away.
 --
 -- Free slots are derived, never stored: cap - inflight - #ready. inflight is the sum of held.
 -- Times are epoch millis from the callers' clocks; integers stay exact below 2^53.
@@ -26,13 +35,18 @@
 local META, TK, LINE, HEADS, GSIZE, READYQ, RDYAT, ACT, UNSEEN, PASSES, LEASES, HELD, OWNERS =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
   KEYS[11], KEYS[12], KEYS[13]
+local HERE, AOFF = KEYS[14], KEYS[15]
+-- A restore's staging keys follow the shared ones: KEYS[STAGED + 1 .. STAGED + 7].
+local STAGED = 15
 
 -- Ticket record fields.
 local NUMBER, BAND, PLACE, ORDER, RANK, ISSUED, LAST, LASTPOLL, COOKIES, READYAT, STATE = 1, 2, 3,
   4, 5, 6, 7, 8, 9, 10, 11
 local SEEN, POLLED, HASPASS, PROMOTED, TOLD, RESEND, CLIENTKEY = 12, 13, 14, 15, 16, 17, 18
+-- AWAY (1 = away; absent in records written before it = present).
+local AWAY = 19
 -- A client restored as ready keeps the key it was exported with, which its export writes back.
-local SHOWNBAND, SHOWNPLACE, SHOWNORDER = 19, 20, 21
+local SHOWNBAND, SHOWNPLACE, SHOWNORDER = 20, 21, 22
 local WAITING, READY = 1, 2
 
 -- Outcome kinds and flags (decoded by RedisLine into dev.room.spi.Outcome).
@@ -73,9 +87,17 @@ local function save(token, t)
   redis.call('HSET', TK, token, cmsgpack.pack(t))
 end
 
+local function away(t)
+  return t[AWAY] == 1
+end
+
 local function enqueue(t, token)
   local g = group(t[BAND], t[PLACE])
-  redis.call('ZADD', LINE, 0, g .. string.format('%016x', t[ORDER]) .. token)
+  local m = g .. string.format('%016x', t[ORDER]) .. token
+  redis.call('ZADD', LINE, 0, m)
+  if not away(t) then
+    redis.call('ZADD', HERE, 0, m)
+  end
   if redis.call('HINCRBY', GSIZE, g, 1) == 1 then
     redis.call('ZADD', HEADS, 0, g)
   end
@@ -83,7 +105,9 @@ end
 
 local function dequeue(t, token)
   local g = group(t[BAND], t[PLACE])
-  redis.call('ZREM', LINE, memberOf(t, token))
+  local m = memberOf(t, token)
+  redis.call('ZREM', LINE, m)
+  redis.call('ZREM', HERE, m)
   if redis.call('HINCRBY', GSIZE, g, -1) <= 0 then
     redis.call('HDEL', GSIZE, g)
     redis.call('ZREM', HEADS, g)
@@ -152,38 +176,89 @@ local function allowance()
   return tonumber(a)
 end
 
--- Hands free slots to the first waiters, as far as the allowance goes: each becomes ready, holding
--- a reserved slot.
-local function rebalance(now)
+-- Turns waiting ticket t ready, holding a free slot; an offer to an away client goes in aoff.
+local function offer(token, t, now)
+  dequeue(t, token)
+  t[STATE] = READY
+  t[READYAT] = now
+  t[TOLD] = 0
+  save(token, t)
+  redis.call('ZADD', READYQ, redis.call('HINCRBY', META, 'rseq', 1), token)
+  redis.call('ZADD', RDYAT, now, token)
+  if away(t) then
+    redis.call('ZADD', AOFF, now, token)
+  end
+end
+
+-- Policy.expired, plus the amnesty after an outage: no clock runs from before 'resumed'.
+local function expired(t, now, ttl, grace)
+  local resumed = metaNum('resumed')
+  if now - math.max(t[LAST], resumed) >= ttl then
+    return true
+  end
+  return t[SEEN] == 0 and grace > 0 and grace < ttl and now - math.max(t[ISSUED], resumed) >= grace
+end
+
+local retire
+
+-- Hands free slots to the first present waiters, as far as the allowance goes: each becomes
+-- ready, holding a reserved slot. With ttl given (the reaper), a present waiter found expired at
+-- the head is retired instead; returns how many were.
+local function rebalance(now, ttl, grace)
   local free = freeSlots()
   local allow = allowance()
   if allow then
     free = math.min(free, allow)
   end
-  local handed = 0
+  local handed, retired = 0, 0
   while free > 0 do
-    local first = redis.call('ZRANGE', LINE, 0, 0)[1]
+    local first = redis.call('ZRANGE', HERE, 0, 0)[1]
     if not first then
       break
     end
     local token = string.sub(first, 41)
     local t = load(token)
-    dequeue(t, token)
-    t[STATE] = READY
-    t[READYAT] = now
-    save(token, t)
-    redis.call('ZADD', READYQ, redis.call('HINCRBY', META, 'rseq', 1), token)
-    redis.call('ZADD', RDYAT, now, token)
-    free = free - 1
-    handed = handed + 1
+    if not t or t[STATE] ~= WAITING or away(t) or memberOf(t, token) ~= first then
+      redis.call('ZREM', HERE, first)
+    elseif ttl and expired(t, now, ttl, grace) then
+      retire(token, t, now, true)
+      retired = retired + 1
+    else
+      offer(token, t, now)
+      free = free - 1
+      handed = handed + 1
+    end
   end
   if allow and handed > 0 then
     redis.call('HINCRBY', META, 'allow', -handed)
   end
+  return retired
 end
 
--- Ends a ticket that will never be admitted; a ready one's reserved slot moves on.
-local function retire(token, t, now)
+-- After an import nothing is in flight and nobody has polled: the first in line are offered the
+-- free slots, away or not.
+local function offerFirst(now)
+  local free = freeSlots()
+  local allow = allowance()
+  if allow then
+    free = math.min(free, allow)
+  end
+  if free <= 0 then
+    return
+  end
+  local first = redis.call('ZRANGE', LINE, 0, free - 1)
+  for i = 1, #first do
+    local token = string.sub(first[i], 41)
+    offer(token, load(token), now)
+  end
+  if allow and #first > 0 then
+    redis.call('HINCRBY', META, 'allow', -#first)
+  end
+end
+
+-- Ends a ticket that will never be admitted; a ready one's reserved slot moves on (unless quiet:
+-- the caller hands it on).
+retire = function(token, t, now, quiet)
   redis.call('HDEL', TK, token)
   redis.call('ZREM', ACT, token)
   redis.call('ZREM', UNSEEN, token)
@@ -192,8 +267,69 @@ local function retire(token, t, now)
   else
     redis.call('ZREM', READYQ, token)
     redis.call('ZREM', RDYAT, token)
-    rebalance(now)
+    redis.call('ZREM', AOFF, token)
+    if not quiet then
+      rebalance(now)
+    end
   end
+end
+
+-- Policy.awayOfferWindow: how long an offer to an away client waits for a poll.
+local function awayWindow(grace, offerTimeout)
+  return math.min(grace > 0 and grace or 30000, offerTimeout)
+end
+
+-- Policy.offerLapsed, with the amnesty.
+local function lapsed(t, now, grace, offerTimeout)
+  if t[STATE] ~= READY then
+    return false
+  end
+  local span = away(t) and awayWindow(grace, offerTimeout) or offerTimeout
+  return now - math.max(t[READYAT], metaNum('resumed')) >= span
+end
+
+-- Ends a ready ticket's offer, not the ticket: its slot is given back (the caller hands it on) and
+-- it waits again at its own place, away (1) unless its client is the one calling (0). Returns
+-- whether its client had been told (a TIMEOUT).
+local function lapse(token, t, awayFlag)
+  local told = t[TOLD] == 1
+  redis.call('ZREM', READYQ, token)
+  redis.call('ZREM', RDYAT, token)
+  redis.call('ZREM', AOFF, token)
+  t[STATE] = WAITING
+  t[TOLD] = 0
+  t[AWAY] = awayFlag
+  save(token, t)
+  enqueue(t, token)
+  return told
+end
+
+-- Its client was heard from: an away waiter is passed over no more (standing ahead, it is offered
+-- the next slot, at once if one is free), and an offer made while away runs its full timeout from
+-- when the client is told. Saves t; returns it as it is after the hand-over.
+local function present(token, t, now)
+  t[AWAY] = 0
+  save(token, t)
+  if t[STATE] == READY then
+    redis.call('ZREM', AOFF, token)
+    return t
+  end
+  redis.call('ZADD', HERE, 0, memberOf(t, token))
+  rebalance(now)
+  return load(token)
+end
+
+-- For a poll or claim: lapses a due offer (the TIMEOUT flag if its client had been told) and hands
+-- the slot on; returns the flags and the ticket as it is now. Its client is heard from now, so it
+-- waits present and, standing ahead of everyone it was offered before, gets the slot back unless a
+-- present client ahead of it takes it.
+local function lapseIfDue(token, t, now, grace, offerTimeout)
+  if not lapsed(t, now, grace, offerTimeout) then
+    return 0, t
+  end
+  local flags = lapse(token, t, 0) and F_TIMED_OUT or 0
+  rebalance(now)
+  return flags, load(token)
 end
 
 -- Turns a ready ticket's reserved slot into a slot held under lease generation gen.
@@ -205,18 +341,6 @@ local function admitReady(token, gen)
   redis.call('ZREM', RDYAT, token)
   redis.call('HINCRBY', META, 'inflight', 1)
   redis.call('HINCRBY', HELD, gen, 1)
-end
-
--- Policy.expired, plus the amnesty after an outage: no clock runs from before 'resumed'.
-local function expired(t, now, ttl, grace, offer)
-  local resumed = metaNum('resumed')
-  if t[STATE] == READY and now - math.max(t[READYAT], resumed) >= offer then
-    return true
-  end
-  if now - math.max(t[LAST], resumed) >= ttl then
-    return true
-  end
-  return t[SEEN] == 0 and grace > 0 and grace < ttl and now - math.max(t[ISSUED], resumed) >= grace
 end
 
 -- Drops a lease: the slots held under it return (the caller rebalances).
@@ -368,16 +492,17 @@ return reply(K_WAITING, position(t), flags)
 -- ARGV: token, now, ttl, grace, pollInterval, cookieRefresh, offerTimeout. Returns kind, position,
 -- flags.
 local token, now = ARGV[1], tonumber(ARGV[2])
+local grace, offerTimeout = tonumber(ARGV[4]), tonumber(ARGV[7])
 local t = load(token)
 if not t then
   return {K_UNKNOWN, 0, 0}
 end
-if expired(t, now, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[7])) then
-  local flag = t[STATE] == READY and F_TIMED_OUT or F_EVICTED
+if expired(t, now, tonumber(ARGV[3]), grace) then
   retire(token, t, now)
-  return {K_UNKNOWN, 0, flag}
+  return {K_UNKNOWN, 0, F_EVICTED}
 end
-local flags = 0
+local flags
+flags, t = lapseIfDue(token, t, now, grace, offerTimeout)
 if t[POLLED] == 1 and now - t[LASTPOLL] < tonumber(ARGV[5]) then
   flags = flags + F_RATE_LIMITED
 else
@@ -395,6 +520,9 @@ if t[RESEND] == 1 or now - t[COOKIES] >= tonumber(ARGV[6]) then
   t[COOKIES] = now
   flags = flags + F_REFRESH
 end
+if away(t) then
+  t = present(token, t, now)
+end
 if t[STATE] == READY then
   if t[TOLD] == 0 then
     t[TOLD] = 1
@@ -411,21 +539,29 @@ return {K_WAITING, position(t), flags}
 --- script: claim
 -- ARGV: gen, token, now, ttl, grace, offerTimeout.
 local gen, token, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local grace, offerTimeout = tonumber(ARGV[5]), tonumber(ARGV[6])
 local t = load(token)
 if not t then
   return reply(K_UNKNOWN, 0, 0)
 end
-if expired(t, now, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])) then
-  local flag = t[STATE] == READY and F_TIMED_OUT or F_EVICTED
+if expired(t, now, tonumber(ARGV[4]), grace) then
   retire(token, t, now)
-  return reply(K_UNKNOWN, 0, flag)
+  return reply(K_UNKNOWN, 0, F_EVICTED)
+end
+if t[STATE] == READY and not leaseLive(gen, now) then
+  return reply(FENCED, 0, 0)
+end
+local flags
+flags, t = lapseIfDue(token, t, now, grace, offerTimeout)
+if away(t) then
+  t = present(token, t, now)
 end
 if t[STATE] == READY then
   if not leaseLive(gen, now) then
-    return reply(FENCED, 0, 0)
+    return reply(FENCED, 0, flags)
   end
   admitReady(token, gen)
-  return reply(K_ADMITTED, 0, 0)
+  return reply(K_ADMITTED, 0, flags)
 end
 t[LAST] = now
 redis.call('ZADD', ACT, now, token)
@@ -435,7 +571,7 @@ if t[SEEN] == 0 then
 end
 t[COOKIES] = now
 save(token, t)
-return reply(K_WAITING, position(t), 0)
+return reply(K_WAITING, position(t), flags)
 
 --- script: remove
 -- ARGV: now, then pairs of token and ticket number (-1 = any). Retires each that is still in line.
@@ -573,6 +709,9 @@ local limit = tonumber(ARGV[5])
 reapLeases(now)
 local resumed = metaNum('resumed')
 local evicted, timedOut, more = 0, 0, 0
+-- Expired tickets are evicted whatever their state; a lapsed offer passes on (a TIMEOUT when its
+-- client had been told) and its ticket waits again. Freed slots are handed on only at the end, and
+-- only to live tickets: a slot never goes to a ticket this pass is about to reclaim.
 local function sweep(key, span)
   if now - resumed < span then
     return -- the amnesty: nothing of this kind can be due yet
@@ -580,13 +719,15 @@ local function sweep(key, span)
   local due = redis.call('ZRANGEBYSCORE', key, '-inf', now - span, 'LIMIT', 0, limit)
   for i = 1, #due do
     local t = load(due[i])
-    if t then
-      if t[STATE] == READY then
+    if not t then
+      redis.call('ZREM', key, due[i])
+    elseif expired(t, now, ttl, grace) then
+      retire(due[i], t, now, true)
+      evicted = evicted + 1
+    elseif lapsed(t, now, grace, offer) then
+      if lapse(due[i], t, 1) then
         timedOut = timedOut + 1
-      else
-        evicted = evicted + 1
       end
-      retire(due[i], t, now)
     end
   end
   if #due >= limit then
@@ -598,6 +739,8 @@ if grace > 0 and grace < ttl then
   sweep(UNSEEN, grace)
 end
 sweep(RDYAT, offer)
+sweep(AOFF, awayWindow(grace, offer))
+evicted = evicted + rebalance(now, ttl, grace)
 return reply(evicted, timedOut, more)
 
 --- script: capacity
@@ -683,6 +826,13 @@ return reply(0, 0, 0)
 -- ARGV: instance name, now, lease ttl. Starts a new lease generation for this instance.
 local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
 local gen = int(redis.call('HINCRBY', META, 'gen', 1))
+if redis.call('HEXISTS', META, 'hv') == 0 then
+  -- The first instance that keeps presence: everyone queued before it counts as present.
+  if redis.call('EXISTS', LINE) == 1 then
+    redis.call('ZUNIONSTORE', HERE, 1, LINE)
+  end
+  redis.call('HSET', META, 'hv', 1)
+end
 redis.call('ZADD', LEASES, now + ttl, gen)
 redis.call('HSET', HELD, gen, 0)
 redis.call('HSET', OWNERS, gen, ARGV[1])
@@ -775,12 +925,14 @@ end
 return out
 
 --- script: stage
--- KEYS[14..20]: staging tk, line, heads, gsize, act, unseen, passes. ARGV: now, then 17 fields per
--- ticket (token, band, place, order, rank, issuedAt, lastActivity, lastPoll, polled, seen,
--- hasPass, clientKey, promoted, number, and the band, place and order it was exported with). Adds
--- tickets to a restore's staging keys; returns -1 on a duplicate token.
--- The helpers above write through these upvalues, so point them at the staging keys.
-TK, LINE, HEADS, GSIZE, ACT, UNSEEN = KEYS[14], KEYS[15], KEYS[16], KEYS[17], KEYS[18], KEYS[19]
+-- KEYS[STAGED + 1..7]: staging tk, line, heads, gsize, act, unseen, passes. ARGV: now, then 17
+-- fields per ticket (token, band, place, order, rank, issuedAt, lastActivity, lastPoll, polled,
+-- seen, hasPass, clientKey, promoted, number, and the band, place and order it was exported with).
+-- Adds tickets to a restore's staging keys, away until their client polls; returns -1 on a
+-- duplicate token. The helpers above write through these upvalues, so point them at the staging
+-- keys.
+TK, LINE, HEADS, GSIZE, ACT, UNSEEN = KEYS[STAGED + 1], KEYS[STAGED + 2], KEYS[STAGED + 3],
+  KEYS[STAGED + 4], KEYS[STAGED + 5], KEYS[STAGED + 6]
 local now = tonumber(ARGV[1])
 for i = 2, #ARGV, 17 do
   local token = ARGV[i]
@@ -790,7 +942,7 @@ for i = 2, #ARGV, 17 do
   local seen = tonumber(ARGV[i + 9])
   local t = {tonumber(ARGV[i + 13]), band, place, order, tonumber(ARGV[i + 4]),
     tonumber(ARGV[i + 5]), tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7]), now, 0, WAITING, seen,
-    tonumber(ARGV[i + 8]), tonumber(ARGV[i + 10]), tonumber(ARGV[i + 12]), 0, 1, ARGV[i + 11]}
+    tonumber(ARGV[i + 8]), tonumber(ARGV[i + 10]), tonumber(ARGV[i + 12]), 0, 1, ARGV[i + 11], 1}
   if band == CALLED then
     t[SHOWNBAND], t[SHOWNPLACE], t[SHOWNORDER] = xband, xplace, xorder
   end
@@ -803,49 +955,51 @@ for i = 2, #ARGV, 17 do
     redis.call('ZADD', UNSEEN, t[ISSUED], token)
   end
 end
-for k = 14, 20 do
+for k = STAGED + 1, STAGED + 7 do
   redis.call('PEXPIRE', KEYS[k], 3600000)
 end
 return {0}
 
 --- script: stagepasses
--- KEYS[14..20] as for stage. ARGV: pairs of token and expiresAt.
+-- KEYS[STAGED + 1..7] as for stage. ARGV: pairs of token and expiresAt.
 for i = 1, #ARGV, 2 do
-  redis.call('ZADD', KEYS[20], ARGV[i + 1], ARGV[i])
+  redis.call('ZADD', KEYS[STAGED + 7], ARGV[i + 1], ARGV[i])
 end
-redis.call('PEXPIRE', KEYS[20], 3600000)
+redis.call('PEXPIRE', KEYS[STAGED + 7], 3600000)
 return {0}
 
 --- script: commit
--- KEYS[14..20] as for stage. ARGV: now, the largest place or order restored. Swaps the staging
--- keys in, all at once, unless the line was used meanwhile (returns -1).
+-- KEYS[STAGED + 1..7] as for stage. ARGV: now, the largest place or order restored. Swaps the
+-- staging keys in, all at once, unless the line was used meanwhile (returns -1). Every restored
+-- ticket is away; the first in line are offered the free slots.
 local now, maxKey = tonumber(ARGV[1]), tonumber(ARGV[2])
 if metaNum('used') == 1 then
-  for k = 14, 20 do
+  for k = STAGED + 1, STAGED + 7 do
     redis.call('DEL', KEYS[k])
   end
   return reply(-1, 0, 0)
 end
 local live = {TK, LINE, HEADS, GSIZE, ACT, UNSEEN, PASSES}
 for k = 1, 7 do
-  if redis.call('EXISTS', KEYS[13 + k]) == 1 then
-    redis.call('RENAME', KEYS[13 + k], live[k])
+  if redis.call('EXISTS', KEYS[STAGED + k]) == 1 then
+    redis.call('RENAME', KEYS[STAGED + k], live[k])
     redis.call('PERSIST', live[k])
   else
     redis.call('DEL', live[k])
   end
 end
-redis.call('DEL', READYQ, RDYAT)
+redis.call('DEL', READYQ, RDYAT, HERE, AOFF)
 if maxKey > metaNum('counter') then
   redis.call('HSET', META, 'counter', int(maxKey))
 end
 redis.call('HSET', META, 'used', 1)
-rebalance(now)
+redis.call('HSET', META, 'hv', 1)
+offerFirst(now)
 return reply(redis.call('HLEN', TK), 0, 0)
 
 --- script: abort
--- KEYS[14..20] as for stage. Drops a restore's staging keys.
-for k = 14, 20 do
+-- KEYS[STAGED + 1..7] as for stage. Drops a restore's staging keys.
+for k = STAGED + 1, STAGED + 7 do
   redis.call('DEL', KEYS[k])
 end
 return {0}
@@ -893,10 +1047,26 @@ for i = 1, #hs do
 end
 need(held == metaNum('inflight'), 'held ' .. held .. ' != in flight ' .. metaNum('inflight'))
 need(redis.call('ZCARD', LEASES) == redis.call('HLEN', HELD), 'leases != held counts')
-need(waiting == 0 or freeSlots() <= 0, 'a slot is free while clients wait')
+local here = redis.call('ZCARD', HERE)
+local allow = allowance()
+need(here == 0 or allow == 0 or freeSlots() <= 0, 'a slot is free while present clients wait')
 need(metaNum('inflight') >= 0, 'negative in flight')
-for _, m in ipairs(redis.call('ZRANGE', LINE, 0, 99)) do
+local present = 0
+for _, m in ipairs(redis.call('ZRANGE', LINE, 0, 9999)) do
   local t = load(string.sub(m, 41))
   need(t ~= nil and t[STATE] == WAITING and memberOf(t, string.sub(m, 41)) == m, 'bad waiter')
+  if t and not away(t) then
+    present = present + 1
+    need(redis.call('ZSCORE', HERE, m) ~= false, 'a present waiter is missing from here')
+  end
+end
+need(waiting > 10000 or present == here, 'here ' .. here .. ' != present waiters ' .. present)
+for _, token in ipairs(redis.call('ZRANGE', AOFF, 0, -1)) do
+  local t = load(token)
+  need(t ~= nil and t[STATE] == READY and away(t) and t[TOLD] == 0, 'bad offer to an away client')
+end
+for _, token in ipairs(redis.call('ZRANGE', READYQ, 0, -1)) do
+  local t = load(token)
+  need(t ~= nil and (away(t) == (redis.call('ZSCORE', AOFF, token) ~= false)), 'aoff != away offers')
 end
 return broken

@@ -97,8 +97,12 @@ class InMemoryLineTest {
       assertEquals(1, r[1], "one ready client timed out");
       line.checkInvariants();
     }
-    assertEquals(0, line.waiting() + line.ready());
-    assertTrue(line.tryEnter(), "the line still moves: a newcomer gets the slot at once");
+    assertEquals(0, line.ready(), "the abandoned keep their places, away, until their TTL");
+    assertEquals(1, line.freeSlots());
+    assertEquals(
+        Outcome.ADMITTED,
+        Outcome.kind(arrive(21)),
+        "the line still moves: a newcomer gets the slot at once");
   }
 
   @Test

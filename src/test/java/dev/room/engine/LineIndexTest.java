@@ -49,6 +49,57 @@ class LineIndexTest {
     check(index, model);
   }
 
+  /** Presence counts and lapsed offers coming back with their old key, ahead of later members. */
+  @ParameterizedTest
+  @ValueSource(longs = {7, 8, 99})
+  void findsTheFirstPresentTicketAndTakesBackALapsedOneAtItsPlace(long seed) {
+    Random rnd = new Random(seed);
+    LineIndex index = new LineIndex();
+    List<Ticket> model = new ArrayList<>();
+    List<Ticket> offered = new ArrayList<>();
+    long counter = 0;
+    for (int step = 0; step < 3000; step++) {
+      int op = rnd.nextInt(10);
+      if (op < 4 || model.isEmpty()) {
+        Ticket t = new Ticket(rnd.nextLong(), rnd.nextLong(), ++counter);
+        if (!model.isEmpty() && rnd.nextInt(3) == 0) {
+          Ticket tieWith = model.get(rnd.nextInt(model.size()));
+          t.band = tieWith.band;
+          t.place = tieWith.place;
+        } else {
+          t.place = counter;
+        }
+        t.order = counter;
+        t.away = rnd.nextInt(3) == 0;
+        index.insert(t);
+        model.add(t);
+      } else if (op < 6) {
+        Ticket t = model.get(rnd.nextInt(model.size()));
+        index.setAway(t, !t.away);
+      } else if (op < 8) {
+        Ticket first = index.firstPresent();
+        if (first != null) { // offered: leaves the line, may come back later
+          index.remove(first);
+          model.remove(first);
+          offered.add(first);
+        }
+      } else if (!offered.isEmpty()) { // a lapse: back with its old key, away
+        Ticket t = offered.remove(rnd.nextInt(offered.size()));
+        t.away = true;
+        index.insert(t);
+        model.add(t);
+      }
+      model.sort(LineIndexTest::compare);
+      if (step % 25 == 0) {
+        check(index, model);
+        Ticket firstPresent = model.stream().filter(t -> !t.away).findFirst().orElse(null);
+        assertSame(firstPresent, index.firstPresent());
+        assertEquals(model.stream().filter(t -> !t.away).count(), index.present());
+      }
+    }
+    check(index, model);
+  }
+
   @Test
   void tiedTicketsShareAPositionAndTheNextMemberInheritsHeadship() {
     LineIndex index = new LineIndex();

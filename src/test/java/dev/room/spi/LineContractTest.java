@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -71,17 +72,15 @@ public abstract class LineContractTest {
   }
 
   /**
-   * In-flight ≥ 0, free = capacity − in-flight − ready, no free slot while clients wait unless the
-   * allowance holds them, positions contiguous from 1.
+   * In-flight ≥ 0, free = capacity − in-flight − ready, positions contiguous from 1. (No free slot
+   * while a present client waits unless the allowance holds them: presence is not visible through
+   * the interface, so {@link #checkStorage} checks that one.)
    */
   protected static void assertInvariants(Line l) {
     long waiting = l.waiting();
     long ready = l.ready();
     assertTrue(l.inFlight() >= 0, "in-flight " + l.inFlight());
     assertEquals(l.capacity() - l.inFlight() - ready, l.freeSlots(), "free slots");
-    if (waiting > 0 && l.allowance() > 0) {
-      assertTrue(l.freeSlots() <= 0, "a slot sits free while " + waiting + " wait");
-    }
     assertTrue(l.allowance() >= 0, "allowance " + l.allowance());
     List<TicketInfo> q = l.queue(Integer.MAX_VALUE);
     assertEquals(waiting + ready, q.size(), "queue size");
@@ -764,14 +763,19 @@ public abstract class LineContractTest {
     poll(l, b);
     assertArrayEquals(new int[] {0, 0}, l.evict(now(), policy));
     clock.advanceMillis(1);
-    assertArrayEquals(new int[] {0, 1}, l.evict(now(), policy));
-    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)));
+    assertArrayEquals(new int[] {0, 1}, l.evict(now(), policy), "a's offer lapsed: a TIMEOUT");
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)), "the slot moved on");
+    assertEquals(1, positionOf(l, a), "a lapsed offer keeps its place");
     clock.advanceMillis(OFFER);
     long o = l.claim(b.hi(), b.lo(), now(), policy);
-    assertEquals(Outcome.UNKNOWN, Outcome.kind(o));
-    assertTrue(Outcome.has(o, Outcome.TIMED_OUT));
+    assertTrue(Outcome.has(o, Outcome.TIMED_OUT), "b's offer lapsed too");
+    assertEquals(
+        Outcome.ADMITTED, Outcome.kind(o), "a is away, so the slot goes straight back to b");
     assertEquals(0, l.ready());
-    assertTrue(l.tryEnter());
+    l.exit(now());
+    assertEquals(1, l.freeSlots(), "nobody present waits: the slot stays free");
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)), "heard from again: offered at once");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
     l.exit(now());
   }
 
@@ -833,14 +837,13 @@ public abstract class LineContractTest {
                       assertNull(endings.put(c.token(), "removed"), "ended twice");
                     }
                   } else if (dice == 1) {
-                    int[] r = l.evict(now(), policy);
-                    evicted.addAndGet(r[0] + r[1]);
+                    evicted.addAndGet(l.evict(now(), policy)[0]);
                   } else {
                     long o = l.claim(c.hi(), c.lo(), now(), policy);
                     if (Outcome.kind(o) == Outcome.ADMITTED) {
                       assertNull(endings.put(c.token(), "admitted"), "ended twice");
                       l.exit(now());
-                    } else if (Outcome.has(o, Outcome.EVICTED | Outcome.TIMED_OUT)) {
+                    } else if (Outcome.has(o, Outcome.EVICTED)) { // a lapsed offer ends nothing
                       assertNull(endings.put(c.token(), "expired"), "ended twice");
                     }
                   }
@@ -853,8 +856,7 @@ public abstract class LineContractTest {
       f.get(120, TimeUnit.SECONDS);
     }
     pool.shutdown();
-    int[] r = l.evict(now(), policy);
-    evicted.addAndGet(r[0] + r[1]);
+    evicted.addAndGet(l.evict(now(), policy)[0]);
     assertEquals(0, l.waiting() + l.ready(), "everyone was served, removed or evicted");
     assertEquals(clients, endings.size() + evicted.get(), "every ticket ends exactly once");
     for (int i = 0; i < clients; i++) {
@@ -973,9 +975,9 @@ public abstract class LineContractTest {
     poll(l, b);
     assertArrayEquals(new int[] {0, 1}, l.evict(now(), policy));
     assertEquals(1, l.freeSlots());
-    assertEquals(1, Outcome.position(poll(l, b)));
+    assertEquals(2, Outcome.position(poll(l, b)), "a keeps its place ahead of b");
     l.setAllowance(Line.UNLIMITED, now());
-    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)));
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)), "a is away: b takes its turn");
   }
 
   // ── The pre-sale draw ──────────────────────────────────────────────────
@@ -1329,6 +1331,324 @@ public abstract class LineContractTest {
         e.hasPass(),
         true,
         e.clientKey());
+  }
+
+  // ── Offers: a lapsed offer keeps its place, an away client loses its turn ──
+
+  /** Restores {@code cs} in this order, nobody ready, as a restart after an export would. */
+  private void restore(Line l, List<Client> cs) {
+    List<LineEntry> entries = new ArrayList<>();
+    for (int i = 0; i < cs.size(); i++) {
+      entries.add(entry(cs.get(i), 0, i + 1, i + 1));
+    }
+    assertEquals(cs.size(), l.restore(entries.iterator(), noPasses(), now()));
+  }
+
+  private static List<Client> fresh(int n) {
+    List<Client> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(Client.fresh());
+    }
+    return out;
+  }
+
+  @Test
+  void restoredClientsWhoNeverComeBackStallASmallRoom() {
+    Line l = line(1);
+    List<Client> cs = fresh(21);
+    restore(l, cs);
+    Client live = cs.get(20);
+    long start = now();
+    long readyAfter = -1;
+    int timeouts = 0;
+    for (int s = 1; s <= 600 && readyAfter < 0; s++) {
+      clock.advanceMillis(1000);
+      if (s % 5 == 0) {
+        timeouts += l.evict(now(), policy)[1]; // the reaper's cadence
+      }
+      if (s % 2 == 1) {
+        long o = poll(l, live);
+        if (Outcome.kind(o) == Outcome.READY) {
+          readyAfter = now() - start;
+        } else {
+          assertTrue(Outcome.position(o) >= 20, "the gone clients ahead keep their places");
+        }
+      }
+    }
+    assertTrue(
+        readyAfter >= 0 && readyAfter <= Policy.DEFAULT_AWAY_OFFER_WINDOW + 5000,
+        "the live client was ready after " + readyAfter + " ms, not within the first-poll window");
+    assertEquals(0, timeouts, "nobody was told, so nobody timed out");
+    assertEquals(1, positionOf(l, cs.get(0)), "the first client lost its turn, not its place");
+    assertEquals(21, l.waiting() + l.ready(), "nobody was retired");
+    assertEquals(Outcome.WAITING, Outcome.kind(poll(l, cs.get(0))));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(live.hi(), live.lo(), now(), policy)));
+    l.exit(now());
+    assertEquals(
+        Outcome.READY, Outcome.kind(poll(l, cs.get(0))), "back, it is next: it stands first");
+  }
+
+  @Test
+  void theFirstInLineWhoPollWithinTheWindowAfterAnImportAreReadyOnTheirFirstPoll() {
+    Line l = line(2);
+    List<Client> cs = fresh(5);
+    restore(l, cs);
+    assertEquals(2, l.ready(), "nothing is in flight after an import: the first two are offered");
+    clock.advanceMillis(5000);
+    assertEquals(2, Outcome.position(poll(l, cs.get(3))), "the third is away but keeps its place");
+    clock.advanceMillis(5000);
+    long first = poll(l, cs.get(0));
+    assertEquals(Outcome.READY, Outcome.kind(first), "ready on its first poll");
+    assertTrue(Outcome.has(first, Outcome.FIRST_READY));
+    clock.advanceMillis(Policy.DEFAULT_AWAY_OFFER_WINDOW - 10_000);
+    assertArrayEquals(new int[] {0, 0}, l.evict(now(), policy), "an unheard offer lapses quietly");
+    assertEquals(
+        Outcome.READY,
+        Outcome.kind(poll(l, cs.get(3))),
+        "the second never polled: its turn went to the first present client, the fourth");
+    assertEquals(1, positionOf(l, cs.get(1)), "the second keeps its place");
+    assertEquals(2, Outcome.position(poll(l, cs.get(2))));
+    assertEquals(3, Outcome.position(poll(l, cs.get(4))));
+    assertEquals(
+        Outcome.ADMITTED, Outcome.kind(l.claim(cs.get(0).hi(), cs.get(0).lo(), now(), policy)));
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, cs.get(2))), "present clients in line order");
+    assertEquals(1, Outcome.position(poll(l, cs.get(1))), "the second is back, still first");
+    assertEquals(
+        Outcome.ADMITTED, Outcome.kind(l.claim(cs.get(3).hi(), cs.get(3).lo(), now(), policy)));
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, cs.get(1))), "back, it goes before the fifth");
+    assertEquals(1, Outcome.position(poll(l, cs.get(4))));
+    for (Client c : List.of(cs.get(1), cs.get(2))) {
+      assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(c.hi(), c.lo(), now(), policy)));
+      l.exit(now());
+    }
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, cs.get(4))));
+  }
+
+  @Test
+  void aVisitorWhoLooksAwayLosesTheirPlace() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)), "told");
+    clock.advanceMillis(OFFER); // a's page froze for the whole offer
+    poll(l, b);
+    poll(l, c);
+    assertArrayEquals(new int[] {0, 1}, l.evict(now(), policy));
+    assertEquals(1, positionOf(l, a), "a keeps its place");
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)), "its turn went to the next present");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(b.hi(), b.lo(), now(), policy)));
+    clock.advanceMillis(20_000);
+    long woke = poll(l, a);
+    assertEquals(Outcome.WAITING, Outcome.kind(woke));
+    assertEquals(1, Outcome.position(woke), "the page wakes where it stood, not at the back");
+    assertEquals(2, Outcome.position(poll(l, c)));
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)), "offered the next slot that freed");
+    assertEquals(1, Outcome.position(poll(l, c)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
+    l.exit(now());
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(c.hi(), c.lo(), now(), policy)));
+    l.exit(now());
+  }
+
+  @Test
+  void aLapsedOfferWhoseSlotIsStillFreeIsOfferedAgainOnThePoll() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)));
+    clock.advanceMillis(OFFER);
+    long o = poll(l, a);
+    assertTrue(Outcome.has(o, Outcome.TIMED_OUT), "the offer it was told of lapsed");
+    assertEquals(Outcome.READY, Outcome.kind(o), "nobody else is there: offered again at once");
+    assertTrue(Outcome.has(o, Outcome.FIRST_READY), "a new offer");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
+    l.exit(now());
+  }
+
+  @Test
+  void amongPollingClientsAdmissionStaysInLineOrder() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    Client d = waiter(l, 4);
+    l.exit(now()); // a is offered, but never polls
+    for (int s = 0; s < OFFER / 5000; s++) {
+      clock.advanceMillis(5000);
+      for (Client x : List.of(b, c, d)) {
+        poll(l, x);
+      }
+    }
+    assertArrayEquals(new int[] {0, 0}, l.evict(now(), policy), "a was never told: no TIMEOUT");
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)));
+    assertEquals(1, Outcome.position(poll(l, a)), "a is back, at its place");
+    List<Client> admitted = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      Client next = null;
+      for (Client x : List.of(a, b, c, d)) {
+        if (!admitted.contains(x) && Outcome.kind(poll(l, x)) == Outcome.READY) {
+          assertNull(next, "one slot, one offer");
+          next = x;
+        }
+      }
+      assertNotNull(next, "someone is offered the slot");
+      assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(next.hi(), next.lo(), now(), policy)));
+      admitted.add(next);
+      l.exit(now());
+      clock.advanceMillis(1000);
+    }
+    assertEquals(List.of(b, a, c, d), admitted);
+  }
+
+  @Test
+  void aLapsedOfferComesBackIntoItsTieGroup() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    Client d = waiter(l, 4);
+    l.promote(c.hi(), c.lo(), 1); // c ties with a
+    l.exit(now());
+    boolean aReady = Outcome.kind(poll(l, a)) == Outcome.READY;
+    boolean cReady = Outcome.kind(poll(l, c)) == Outcome.READY; // both polled: the offered is told
+    assertTrue(cReady && !aReady, "the promoted client is called before the holder of the place");
+    Client offered = c;
+    l.promote(d.hi(), d.lo(), 1); // d joins the tie while one of it is offered
+    l.setAllowance(0, now()); // the slot stays free when the offer lapses
+    clock.advanceMillis(OFFER);
+    for (Client x : List.of(a, b, c, d)) {
+      if (x != offered) {
+        poll(l, x);
+      }
+    }
+    assertArrayEquals(new int[] {0, 1}, l.evict(now(), policy));
+    for (Client x : List.of(a, c, d)) {
+      assertEquals(1, positionOf(l, x), "one tie group, back at the front");
+    }
+    assertEquals(2, positionOf(l, b));
+    l.setAllowance(Line.UNLIMITED, now());
+  }
+
+  @Test
+  void offersLapseAndComeBackWithoutLosingASlotOrATicket() {
+    Random rnd = new Random(20261201);
+    Line l = line(3);
+    List<Client> cs = new ArrayList<>();
+    int issued = 0;
+    int admitted = 0;
+    int retired = 0;
+    int held = 0;
+    int lapsed = 0;
+    for (int step = 0; step < 1500; step++) {
+      int op = rnd.nextInt(12);
+      Client c = cs.isEmpty() ? null : cs.get(rnd.nextInt(cs.size()));
+      if (op < 3 || c == null) {
+        Client n = Client.fresh();
+        long o = arrive(l, n);
+        if (Outcome.kind(o) == Outcome.ADMITTED) {
+          held++;
+        } else if (Outcome.kind(o) == Outcome.WAITING) {
+          issued++;
+          cs.add(n);
+        }
+      } else if (op < 6) {
+        long o = poll(l, c);
+        if (Outcome.kind(o) == Outcome.UNKNOWN) {
+          retired += Outcome.has(o, Outcome.EVICTED) ? 1 : 0;
+          cs.remove(c);
+        }
+      } else if (op < 8) {
+        long o = l.claim(c.hi(), c.lo(), now(), policy);
+        if (Outcome.kind(o) == Outcome.ADMITTED) {
+          admitted++;
+          held++;
+          cs.remove(c);
+        } else if (Outcome.kind(o) == Outcome.UNKNOWN) {
+          retired += Outcome.has(o, Outcome.EVICTED) ? 1 : 0;
+          cs.remove(c);
+        }
+      } else if (op < 9 && held > 0) {
+        l.exit(now());
+        held--;
+      } else if (op < 10) {
+        int[] r = l.evict(now(), policy);
+        retired += r[0];
+        lapsed += r[1];
+      } else {
+        clock.advanceMillis(rnd.nextInt(25_000));
+      }
+      assertTrue(l.inFlight() + l.ready() <= l.capacity(), "in flight + offers within capacity");
+      if (step % 10 == 0) {
+        assertInvariants(l);
+        checkStorage(l);
+      }
+    }
+    while (held-- > 0) {
+      l.exit(now());
+    }
+    clock.advanceMillis(TTL);
+    retired += l.evict(now(), policy)[0];
+    assertEquals(0, l.waiting() + l.ready(), "the line drains");
+    assertEquals(issued, admitted + retired, "every ticket ends exactly once");
+    assertEquals(0, l.inFlight());
+    assertTrue(lapsed > 0 && retired > 0 && admitted > 0, "the run lapsed, retired and admitted");
+  }
+
+  @Test
+  void timeoutFiresForClientsNeverToldTheyWereReady() {
+    Policy grace = new Policy(TTL, 10_000, 1000, 100_000, OFFER, 0);
+    Line l = line(1);
+    fill(l);
+    Client a = Client.fresh();
+    Client b = Client.fresh();
+    l.arrive(a.hi(), a.lo(), "", false, now(), grace);
+    l.arrive(b.hi(), b.lo(), "", false, now(), grace); // b never polls
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(l.poll(a.hi(), a.lo(), now(), grace)));
+    clock.advanceMillis(OFFER);
+    long o = l.poll(a.hi(), a.lo(), now(), grace);
+    assertTrue(Outcome.has(o, Outcome.TIMED_OUT), "a was told and did not come in time");
+    assertEquals(Outcome.READY, Outcome.kind(o), "a stands first and is polling: offered again");
+    assertArrayEquals(
+        new int[] {1, 0}, l.evict(now(), grace), "b expired waiting: an EVICT, not a TIMEOUT");
+    assertNull(l.ticket(b.hi(), b.lo()));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), grace)));
+    l.exit(now());
+  }
+
+  @Test
+  void aReaperPassHandsAFreedSlotOnlyToALiveTicketAndCountsEachRetirementUnderItsCause() {
+    Policy grace = new Policy(TTL, 10_000, 1000, 100_000, OFFER, 0);
+    Line l = line(1);
+    fill(l);
+    Client a = Client.fresh();
+    l.arrive(a.hi(), a.lo(), "", false, now(), grace);
+    List<Client> gone = fresh(20);
+    for (Client g : gone) {
+      l.arrive(g.hi(), g.lo(), "", false, now(), grace); // never polls: due at the grace
+    }
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(l.poll(a.hi(), a.lo(), now(), grace)));
+    clock.advanceMillis(OFFER);
+    assertArrayEquals(
+        new int[] {20, 1},
+        l.evict(now(), grace),
+        "twenty expired waiting (EVICT), one told client did not come (TIMEOUT)");
+    assertEquals(0, l.ready(), "no slot went to a ticket that was being reclaimed");
+    assertEquals(1, l.waiting(), "a keeps its place");
+    assertEquals(1, l.freeSlots());
+    assertEquals(Outcome.READY, Outcome.kind(l.poll(a.hi(), a.lo(), now(), grace)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), grace)));
+    l.exit(now());
   }
 
   private LineEntry entry(Client c, int band, long place, long order) {
