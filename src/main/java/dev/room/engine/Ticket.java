@@ -37,6 +37,7 @@ final class Ticket {
   byte state;
   boolean seen;
   boolean polled;
+  boolean reloaded; // the last accepted poll was a reload of the waiting page
   boolean hasPass;
   boolean promoted;
   boolean told;

@@ -318,7 +318,7 @@ if expired(t, now, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[7])) then
   return {K_UNKNOWN, 0, flag}
 end
 local flags = 0
-if t[POLLED] == 1 and now - t[LASTPOLL] < tonumber(ARGV[5]) then
+if t[POLLED] ~= 0 and now - t[LASTPOLL] < tonumber(ARGV[5]) then
   flags = flags + F_RATE_LIMITED
 else
   t[LASTPOLL] = now
@@ -349,7 +349,7 @@ save(token, t)
 return {K_WAITING, position(t), flags}
 
 --- script: claim
--- ARGV: gen, token, now, ttl, grace, offerTimeout.
+-- ARGV: gen, token, now, ttl, grace, offerTimeout, pollInterval.
 local gen, token, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local t = load(token)
 if not t then
@@ -373,9 +373,19 @@ if t[SEEN] == 0 then
   t[SEEN] = 1
   redis.call('ZREM', UNSEEN, token)
 end
-t[COOKIES] = now
+-- a reload is a poll in disguise: one per poll interval, no cookies re-sent; the page's own poll
+-- just before is the room's doing, so it does not count against the visitor (POLLED 2: the last
+-- accepted poll was a reload)
+local flags = 0
+if t[POLLED] == 2 and now - t[LASTPOLL] < tonumber(ARGV[7]) then
+  flags = F_RATE_LIMITED
+else
+  t[LASTPOLL] = now
+  t[POLLED] = 2
+  t[COOKIES] = now
+end
 save(token, t)
-return reply(K_WAITING, position(t), 0)
+return reply(K_WAITING, position(t), flags)
 
 --- script: remove
 -- ARGV: now, then pairs of token and ticket number (-1 = any). Retires each that is still in line.
