@@ -16,6 +16,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
@@ -196,7 +197,7 @@ public final class WaitingRoomFilter implements Filter {
         path.length() == statusBase.length() + 6
             && path.startsWith(statusBase)
             && path.endsWith("/leave");
-    if (!status && !leave && (bypassed(path) || bypass.test(req))) {
+    if (!status && !leave && (bypassed(path) || bypassedBy(req))) {
       chain.doFilter(req, res);
       return;
     }
@@ -226,7 +227,7 @@ public final class WaitingRoomFilter implements Filter {
           serveSession(r, a.session(), a.grantExpiresAt(), req, res, chain);
           return;
         }
-        Cookies.clear(res, r, Cookies.SESSION); // refused: counts as no grant from now on
+        Cookies.clear(req, res, r, Cookies.SESSION); // refused: counts as no grant from now on
       }
     }
     RoomMode mode = r.mode();
@@ -236,25 +237,35 @@ public final class WaitingRoomFilter implements Filter {
       if (stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0) {
         r.passedThrough(Tokens.hi(ticket), Tokens.lo(ticket)); // let in: its place is not needed
       }
-      chain.doFilter(req, res);
+      CommandResponse stripped = new CommandResponse(res);
+      chain.doFilter(new CommandRequest(req, stripped), stripped);
       return;
     }
-    if (stale && sessions.enabled() && Tokens.valid(ticket)) {
-      SessionRegistry.Session again = sessions.forTicket(ticket); // a repeated claim
-      if (again != null) {
-        serveSession(r, again, Sessions.NO_GRANT, req, res, chain);
-        return;
+    if (stale && Tokens.valid(ticket)) {
+      long now = r.clock().millis();
+      long o;
+      if (sessions.enabled()) {
+        Sessions.Claim c = sessions.claim(ticket, now); // one step with the session's start
+        if (c.session() != null) {
+          serveSession(r, c.session(), Sessions.NO_GRANT, req, res, chain);
+          return;
+        }
+        o = c.outcome();
+      } else {
+        o =
+            r.liveQueueDepth() != 0
+                ? r.claim(Tokens.hi(ticket), Tokens.lo(ticket), now)
+                : Outcome.of(Outcome.UNKNOWN, 0, 0);
       }
-    }
-    if (stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0) {
-      long o = r.claim(Tokens.hi(ticket), Tokens.lo(ticket), r.clock().millis());
       int kind = Outcome.kind(o);
       if (kind == Outcome.ADMITTED) {
         admitted(r, ticket, req, res, chain);
         return;
       }
       if (kind == Outcome.WAITING) {
-        if (r.mode() == RoomMode.CLOSED) {
+        if (Outcome.has(o, Outcome.RATE_LIMITED)) {
+          tooFast(r, req, res, o);
+        } else if (r.mode() == RoomMode.CLOSED) {
           closed(r, req, res, ticket);
         } else {
           waiting(r, req, res, ticket, Outcome.position(o), o);
@@ -270,8 +281,7 @@ public final class WaitingRoomFilter implements Filter {
       admitted(r, "", req, res, chain);
       return;
     }
-    Function<HttpServletRequest, String> keyFn = r.web().clientKeyFunction;
-    String clientKey = keyFn == null ? "" : Checks.clientKey(keyFn.apply(req));
+    String clientKey = clientKey(r, req);
     String pass = Cookies.read(req, r, Cookies.PASS);
     boolean hasPass = pass != null && r.hasValidPass(pass);
     long o;
@@ -285,6 +295,20 @@ public final class WaitingRoomFilter implements Filter {
       case Outcome.ADMITTED -> admitted(r, token, req, res, chain);
       case Outcome.REJECTED -> queueFull(r, req, res);
       default -> waiting(r, req, res, token, Outcome.position(o), o);
+    }
+  }
+
+  /** The client key of a newcomer; a key function that throws is taken as no key. */
+  private static String clientKey(WaitingRoom r, HttpServletRequest req) {
+    Function<HttpServletRequest, String> keyFn = r.web().clientKeyFunction;
+    if (keyFn == null) {
+      return "";
+    }
+    try {
+      return Checks.clientKey(keyFn.apply(req));
+    } catch (RuntimeException e) {
+      r.userCode().failed(r.displayName(), "client-key function", e);
+      return "";
     }
   }
 
@@ -306,8 +330,9 @@ public final class WaitingRoomFilter implements Filter {
 
   /**
    * Runs a request of a live session; the session holds the slot, so the request takes none. The
-   * grant is (re-)sent when new or half used; a {@value #COMMAND_HEADER} response header is
-   * stripped and acted on once the response completes.
+   * grant is (re-)sent whenever the session would outlive the client's grant, so the two expire
+   * together; a {@value #COMMAND_HEADER} response header is stripped and, once the response
+   * completes, acted on, whatever the health sample did.
    */
   private static void serveSession(
       WaitingRoom r,
@@ -319,9 +344,10 @@ public final class WaitingRoomFilter implements Filter {
       throws IOException, ServletException {
     Sessions sessions = r.sessions();
     long now = r.clock().millis();
-    if (sessions.renew(s, now, grantExpiresAt)) {
-      long seconds = (s.expiresAt() - now + 999) / 1000;
-      Cookies.sendGrant(res, r, sessions.grant(s, now), seconds);
+    long until = sessions.renew(s, now, grantExpiresAt);
+    if (until != Sessions.NO_GRANT) {
+      long seconds = (until - now + 999) / 1000;
+      Cookies.sendGrant(req, res, r, sessions.grant(s, now, until), seconds);
     }
     req.setAttribute(SESSION_ATTRIBUTE, s.id());
     CommandResponse wrapped = new CommandResponse(res);
@@ -329,17 +355,20 @@ public final class WaitingRoomFilter implements Filter {
     boolean[] threw = {true};
     Runnable done =
         () -> {
-          r.sampled(now, threw[0] || wrapped.getStatus() >= 500);
-          sessions.requests().decrementAndGet();
-          String command = wrapped.command;
-          if ("revoke".equalsIgnoreCase(command)) {
-            sessions.end(s, "revoked");
-          } else if ("complete".equalsIgnoreCase(command)) {
-            sessions.end(s, "completed");
+          try {
+            r.sampled(now, threw[0] || wrapped.getStatus() >= 500);
+          } finally {
+            sessions.requests().decrementAndGet();
+            String command = wrapped.command;
+            if ("revoke".equalsIgnoreCase(command)) {
+              sessions.end(s, "revoked");
+            } else if ("complete".equalsIgnoreCase(command)) {
+              sessions.end(s, "completed");
+            }
           }
         };
     try {
-      chain.doFilter(req, wrapped);
+      chain.doFilter(new CommandRequest(req, wrapped), wrapped);
       threw[0] = false;
     } finally {
       whenComplete(req, done);
@@ -362,28 +391,33 @@ public final class WaitingRoomFilter implements Filter {
 
   /**
    * Runs the application holding a slot; gives it back exactly once when the response is done,
-   * after reporting the request's latency and outcome to the room's capacity controller.
+   * after reporting the request's latency and outcome to the room's capacity controller. A {@value
+   * #COMMAND_HEADER} header is stripped: there is no session to end.
    */
   private static void run(
       WaitingRoom r, HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     long started = r.clock().millis();
+    CommandResponse wrapped = new CommandResponse(res);
     boolean threw = true;
     try {
-      chain.doFilter(req, res);
+      chain.doFilter(new CommandRequest(req, wrapped), wrapped);
       threw = false;
     } finally {
       if (req.isAsyncStarted()) {
-        whenComplete(
-            req,
-            () -> {
-              r.sampled(started, res.getStatus() >= 500);
-              r.exit();
-            });
+        whenComplete(req, () -> release(r, started, res.getStatus() >= 500));
       } else {
-        r.sampled(started, threw || res.getStatus() >= 500);
-        r.exit(); // the common case allocates nothing
+        release(r, started, threw || res.getStatus() >= 500);
       }
+    }
+  }
+
+  /** Reports a finished request, then gives its slot back, whatever the report did. */
+  private static void release(WaitingRoom r, long started, boolean failed) {
+    try {
+      r.sampled(started, failed);
+    } finally {
+      r.exit();
     }
   }
 
@@ -395,7 +429,7 @@ public final class WaitingRoomFilter implements Filter {
       long position,
       long outcome)
       throws IOException {
-    Cookies.sendTicket(res, r, token);
+    Cookies.sendTicket(req, res, r, token);
     res.setHeader("Cache-Control", "no-store");
     if (prefersJson(req)) {
       res.setHeader("Retry-After", "3");
@@ -406,6 +440,7 @@ public final class WaitingRoomFilter implements Filter {
         req.getContextPath() + (statusPath != null ? statusPath : r.defaultStatusPath());
     byte[] page =
         r.web().page.render(position, r.web().skipUrl, statusUrl, Cookies.name(r, Cookies.PROBE));
+    StatusEndpoint.pagePolicy(res);
     res.setStatus(200);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
@@ -421,7 +456,7 @@ public final class WaitingRoomFilter implements Filter {
       throws IOException {
     res.setHeader("Cache-Control", "no-store");
     if (ticket != null) {
-      Cookies.sendTicket(res, r, ticket);
+      Cookies.sendTicket(req, res, r, ticket);
     }
     if (prefersJson(req)) {
       StatusEndpoint.write(
@@ -429,6 +464,7 @@ public final class WaitingRoomFilter implements Filter {
       return;
     }
     byte[] page = ClosedPage.render(r.sale().standing(0, r.clock().millis()).message(), ticket);
+    StatusEndpoint.pagePolicy(res);
     res.setStatus(503);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
@@ -452,6 +488,7 @@ public final class WaitingRoomFilter implements Filter {
       StatusEndpoint.write(res, 503, "{\"ready\":false,\"reconnecting\":true}");
       return;
     }
+    StatusEndpoint.pagePolicy(res);
     res.setStatus(503);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(UNAVAILABLE_HTML.length);
@@ -467,10 +504,40 @@ public final class WaitingRoomFilter implements Filter {
       StatusEndpoint.write(res, status, "{\"ready\":false,\"queue_full\":true}");
       return;
     }
+    StatusEndpoint.pagePolicy(res);
     res.setStatus(status);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(QUEUE_FULL_HTML.length);
     res.getOutputStream().write(QUEUE_FULL_HTML);
+  }
+
+  /** What a too-fast reload of the waiting page gets instead of the page. */
+  private static final byte[] TOO_FAST_HTML =
+      ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+              + "<meta http-equiv=\"refresh\" content=\"1\"><title>One moment</title></head>"
+              + "<body><p role=\"status\">One moment: you are still in line, and this page comes"
+              + " back by itself.</p></body></html>")
+          .getBytes(StandardCharsets.UTF_8);
+
+  /**
+   * A waiting client reloaded within the poll interval: a reload is a poll in disguise, so it is
+   * answered like a too-fast poll (429, {@code Retry-After}), with a few hundred bytes that come
+   * back to the page by themselves rather than the page and its cookies. Its place is untouched.
+   */
+  private static void tooFast(
+      WaitingRoom r, HttpServletRequest req, HttpServletResponse res, long outcome)
+      throws IOException {
+    res.setHeader("Retry-After", "1");
+    res.setHeader("Cache-Control", "no-store");
+    if (prefersJson(req)) {
+      StatusEndpoint.write(res, 429, StatusEndpoint.body(r, req, outcome));
+      return;
+    }
+    StatusEndpoint.pagePolicy(res);
+    res.setStatus(429);
+    res.setContentType("text/html;charset=utf-8");
+    res.setContentLength(TOO_FAST_HTML.length);
+    res.getOutputStream().write(TOO_FAST_HTML);
   }
 
   /** Whether the Accept header ranks application/json above text/html. */
@@ -502,6 +569,17 @@ public final class WaitingRoomFilter implements Filter {
       }
     }
     return json > 0 && json > html;
+  }
+
+  /** The application's bypass predicates; one that throws bypasses nothing. */
+  private boolean bypassedBy(HttpServletRequest req) {
+    try {
+      return bypass.test(req);
+    } catch (RuntimeException e) {
+      WaitingRoom r = room;
+      r.userCode().failed(r.displayName(), "bypass predicate", e);
+      return false;
+    }
   }
 
   private boolean bypassed(String path) {
@@ -561,6 +639,24 @@ public final class WaitingRoomFilter implements Filter {
       if (ctx != null) {
         ctx.addListener(this);
       }
+    }
+  }
+
+  /**
+   * Hands the application's async work the command-stripping response: {@code startAsync()} with no
+   * arguments would otherwise give it the container's own response, past the wrapper.
+   */
+  private static final class CommandRequest extends HttpServletRequestWrapper {
+    private final CommandResponse response;
+
+    CommandRequest(HttpServletRequest req, CommandResponse response) {
+      super(req);
+      this.response = response;
+    }
+
+    @Override
+    public AsyncContext startAsync() {
+      return getRequest().startAsync(this, response);
     }
   }
 
