@@ -255,7 +255,10 @@ public final class WaitingRoom implements AutoCloseable {
     return web.cookieDomain;
   }
 
-  /** Derives a key (say, the client IP) recorded with each ticket; capped at 256 bytes. */
+  /**
+   * Derives a key (say, the client IP) recorded with each ticket; capped at 256 bytes. One that
+   * throws is taken as no key ({@code ""}; see {@link #callbackFailures()}).
+   */
   public void setClientKeyFunction(Function<HttpServletRequest, String> fn) {
     web.clientKeyFunction = fn;
   }

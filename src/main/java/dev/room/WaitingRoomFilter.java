@@ -108,7 +108,11 @@ public final class WaitingRoomFilter implements Filter {
     this.room = Objects.requireNonNull(room, "room");
   }
 
-  /** Lets requests matching {@code predicate} pass ungated, in addition to any earlier ones. */
+  /**
+   * Lets requests matching {@code predicate} pass ungated, in addition to any earlier ones. A
+   * predicate that throws bypasses nothing: the request is gated (see {@link
+   * WaitingRoom#callbackFailures()}).
+   */
   public WaitingRoomFilter bypass(Predicate<HttpServletRequest> predicate) {
     Objects.requireNonNull(predicate, "predicate");
     Predicate<HttpServletRequest> earlier = bypass;
