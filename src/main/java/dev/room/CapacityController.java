@@ -7,7 +7,9 @@ package dev.room;
  * <p>The filter measures every gated request on the room's clock, from admission to the response's
  * completion (asynchronous requests included), and reports it here; a request fails when its status
  * is 500 or more or it threw. The room then sets the capacity returned. Implementations are called
- * on request threads, concurrently, and must be thread-safe and cheap.
+ * on request threads, concurrently, and must be thread-safe and cheap. One that throws changes
+ * nothing for that request, which still gives its slot back; the throw is counted in {@link
+ * WaitingRoom#callbackFailures()} and logged at most once a minute.
  */
 @FunctionalInterface
 public interface CapacityController {

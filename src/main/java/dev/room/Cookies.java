@@ -5,7 +5,11 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Duration;
 
-/** Reads and writes the room's cookies; the header is written by hand to control SameSite. */
+/**
+ * Reads and writes the room's cookies; the header is written by hand to control SameSite. Their
+ * Path is the room's cookie path once set, else the request's context path (as {@code JSESSIONID}
+ * does), so applications side by side on one host keep their own tickets.
+ */
 final class Cookies {
   static final String TICKET = "room_ticket";
   static final String PROBE = "room_probe";
@@ -37,13 +41,19 @@ final class Cookies {
   }
 
   /** Sets {@code room_session} to a grant valid for {@code maxAge} seconds. */
-  static void sendGrant(HttpServletResponse res, WaitingRoom room, String grant, long maxAge) {
-    res.addHeader("Set-Cookie", header(room, SESSION, grant, Math.max(1, maxAge), true));
+  static void sendGrant(
+      HttpServletRequest req,
+      HttpServletResponse res,
+      WaitingRoom room,
+      String grant,
+      long maxAge) {
+    res.addHeader("Set-Cookie", header(req, room, SESSION, grant, Math.max(1, maxAge), true));
   }
 
   /** Tells the browser to drop the room's cookie {@code base}. */
-  static void clear(HttpServletResponse res, WaitingRoom room, String base) {
-    res.addHeader("Set-Cookie", header(room, base, "", 0, true));
+  static void clear(
+      HttpServletRequest req, HttpServletResponse res, WaitingRoom room, String base) {
+    res.addHeader("Set-Cookie", header(req, room, base, "", 0, true));
   }
 
   /** The value of cookie {@code name}, or null. */
@@ -61,24 +71,32 @@ final class Cookies {
   }
 
   /** Sets {@code room_ticket} (HttpOnly) and {@code room_probe} (script-readable). */
-  static void sendTicket(HttpServletResponse res, WaitingRoom room, String token) {
+  static void sendTicket(
+      HttpServletRequest req, HttpServletResponse res, WaitingRoom room, String token) {
     long maxAge = room.tokenTtl().toSeconds();
-    res.addHeader("Set-Cookie", header(room, TICKET, token, maxAge, true));
-    res.addHeader("Set-Cookie", header(room, PROBE, "1", maxAge, false));
+    res.addHeader("Set-Cookie", header(req, room, TICKET, token, maxAge, true));
+    res.addHeader("Set-Cookie", header(req, room, PROBE, "1", maxAge, false));
   }
 
   /** Sets {@code room_pass}. */
-  static void sendPass(HttpServletResponse res, WaitingRoom room, String passToken) {
+  static void sendPass(
+      HttpServletRequest req, HttpServletResponse res, WaitingRoom room, String passToken) {
     Duration d = room.passDuration();
-    res.addHeader("Set-Cookie", header(room, PASS, passToken, d.toSeconds(), true));
+    res.addHeader("Set-Cookie", header(req, room, PASS, passToken, d.toSeconds(), true));
   }
 
-  static String header(WaitingRoom room, String name, String value, long maxAge, boolean httpOnly) {
+  static String header(
+      HttpServletRequest req,
+      WaitingRoom room,
+      String name,
+      String value,
+      long maxAge,
+      boolean httpOnly) {
     WaitingRoom.Web web = room.web();
     StringBuilder b = new StringBuilder(128);
     b.append(name(room, name)).append('=').append(value);
     b.append("; Max-Age=").append(maxAge);
-    b.append("; Path=").append(web.cookiePath);
+    b.append("; Path=").append(path(req, web.cookiePath));
     if (!web.cookieDomain.isEmpty()) {
       b.append("; Domain=").append(web.cookieDomain);
     }
@@ -90,5 +108,14 @@ final class Cookies {
     }
     b.append("; SameSite=Lax");
     return b.toString();
+  }
+
+  /** The cookie path set, else the request's context path ({@code ""} at the root is {@code /}). */
+  static String path(HttpServletRequest req, String set) {
+    if (set != null) {
+      return set;
+    }
+    String context = req.getContextPath();
+    return context == null || context.isEmpty() ? "/" : context;
   }
 }

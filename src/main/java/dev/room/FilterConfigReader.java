@@ -36,7 +36,7 @@ final class FilterConfigReader {
       duration("pass-duration", b::passDuration);
       String v;
       if ((v = string("max-queue-depth")) != null) {
-        b.maxQueueDepth(integer("max-queue-depth", v));
+        b.maxQueueDepth(whole("max-queue-depth", v));
       }
       if ((v = string("queue-full-status")) != null) {
         b.queueFullStatus(integer("queue-full-status", v));
@@ -77,10 +77,31 @@ final class FilterConfigReader {
         b.linePersisted(bool("line-persisted", v));
       }
       return b.build();
+    } catch (Checks.Invalid e) {
+      throw new ServletException(
+          "WaitingRoomFilter " + config.getFilterName() + ": " + param(e.setting) + " " + e.problem,
+          e);
     } catch (IllegalArgumentException e) {
       throw new ServletException(
           "WaitingRoomFilter " + config.getFilterName() + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The init-param for a setting: its Java name in kebab case ({@code tokenTtl} is {@code
+   * token-ttl}), which is how every room-level init-param is named.
+   */
+  static String param(String setting) {
+    StringBuilder b = new StringBuilder(setting.length() + 4);
+    for (int i = 0; i < setting.length(); i++) {
+      char c = setting.charAt(i);
+      if (Character.isUpperCase(c)) {
+        b.append('-').append(Character.toLowerCase(c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
   }
 
   /** Validates a path init-param: absolute, and safe to embed in a page and a cookie. */
@@ -133,6 +154,14 @@ final class FilterConfigReader {
   private static int integer(String name, String v) {
     try {
       return Integer.parseInt(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a whole number, was '" + v + "'", e);
+    }
+  }
+
+  private static long whole(String name, String v) {
+    try {
+      return Long.parseLong(v);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(name + " must be a whole number, was '" + v + "'", e);
     }

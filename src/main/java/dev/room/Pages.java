@@ -36,7 +36,13 @@ final class Pages {
           + "function again(){wait=Math.min(30000,wait*2);setTimeout(check,wait);}"
           + "setTimeout(check,wait);})();";
 
+  static final String TOO_FAST_TEXT =
+      "You are still in line, with your place kept. This page comes back by itself in a moment.";
+
   private static final byte[] FULL = page(FULL_TITLE, FULL_TEXT, "", "");
+  private static final byte[] TOO_FAST =
+      page(
+          UNAVAILABLE_TITLE, TOO_FAST_TEXT, "", "setTimeout(function(){location.reload();},1500);");
   private static final byte[] CLOSED = page(WaitingPage.TITLE_CLOSED, CLOSED_TEXT, "", "");
 
   private Pages() {}
@@ -51,6 +57,14 @@ final class Pages {
   /** The line is at its maximum depth. */
   static byte[] lineFull() {
     return FULL;
+  }
+
+  /**
+   * A reload of the waiting page sooner than the poll interval: a few hundred bytes instead of the
+   * page and its cookies, coming back by themselves (a script, not a timed refresh).
+   */
+  static byte[] tooFast() {
+    return TOO_FAST;
   }
 
   /** The line's storage cannot be reached; the place is promised only if the line outlives it. */

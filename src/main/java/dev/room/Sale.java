@@ -107,8 +107,8 @@ final class Sale {
   void setAnnouncement(String text) {
     String a = text == null ? "" : text.strip();
     if (a.length() > MAX_ANNOUNCEMENT) {
-      throw new IllegalArgumentException(
-          "announcement must be at most " + MAX_ANNOUNCEMENT + " characters, was " + a.length());
+      throw Checks.invalid(
+          "announcement", "must be at most " + MAX_ANNOUNCEMENT + " characters, was " + a.length());
     }
     announcement = a;
   }
@@ -119,8 +119,8 @@ final class Sale {
 
   synchronized void setAdmissionRate(double perSecond, long now) {
     if (!(perSecond >= 0) || Double.isInfinite(perSecond)) {
-      throw new IllegalArgumentException(
-          "admissionRate must be 0 (unlimited) or a positive number, was " + perSecond);
+      throw Checks.invalid(
+          "admissionRate", "must be 0 (unlimited) or a positive number, was " + perSecond);
     }
     admissionRate = perSecond;
     applyGate(now);
@@ -218,14 +218,23 @@ final class Sale {
     meter.record();
   }
 
-  /** A gated request finished: feeds the capacity controller, if any. */
+  /**
+   * A gated request finished: feeds the capacity controller, if any. A controller that throws
+   * changes nothing; it is the application's code, on the path that gives the slot back.
+   */
   void finished(long now, long latencyMillis, boolean failed, int inFlight) {
     CapacityController c = controller;
     if (c == null) {
       return;
     }
     int capacity = line.capacity();
-    int wanted = c.onSample(now, latencyMillis, failed, inFlight, capacity);
+    int wanted;
+    try {
+      wanted = c.onSample(now, latencyMillis, failed, inFlight, capacity);
+    } catch (RuntimeException e) {
+      room.userCode().failed(room.displayName(), "capacity controller", e);
+      return;
+    }
     if (wanted >= 1 && wanted != capacity) {
       room.setCapacity(wanted);
     }

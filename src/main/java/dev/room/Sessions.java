@@ -4,6 +4,7 @@ import dev.room.engine.Grants;
 import dev.room.engine.KeyRing;
 import dev.room.engine.SessionRegistry;
 import dev.room.engine.SessionRegistry.Session;
+import dev.room.spi.Outcome;
 import dev.room.spi.Tokens;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,6 +18,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * the slot back exactly once when it ends: left, revoked by the application, completed, ended by
  * the operator, replaced by a new sale generation, or expired. Grants are checked on every gated
  * request by signature, room, generation and expiry, then against the registry (revocation).
+ *
+ * <p>Implementation notes. The registry is the truth about a session: every path that resumes one
+ * (a grant, a repeated claim by its ticket, a status poll, leave) goes through {@link #resume},
+ * which ends a session whose time is up there and then. A grant is re-sent whenever the session
+ * slid past it, and a grant that ran out while its session lives (a response that crossed a newer
+ * one) is honoured by the registry and replaced, so a session and its grant expire together.
+ * Claiming a ticket's slot and starting its session are one step per ticket (a lock stripe keyed by
+ * the ticket, then the line's lock): two tabs reloading together get one session.
  */
 final class Sessions {
   static final Duration DEFAULT_DURATION = Duration.ofMinutes(10);
@@ -27,12 +36,16 @@ final class Sessions {
   private final SessionRegistry registry = new SessionRegistry();
   private final AtomicLong generation = new AtomicLong();
   private final AtomicInteger requests = new AtomicInteger();
+  private final Object[] claimLocks = new Object[64];
   volatile AdmissionMode mode = AdmissionMode.REQUESTS;
   volatile Duration duration = DEFAULT_DURATION;
   volatile Duration maxDuration = DEFAULT_MAX_DURATION;
 
   Sessions(WaitingRoom room) {
     this.room = room;
+    for (int i = 0; i < claimLocks.length; i++) {
+      claimLocks[i] = new Object();
+    }
   }
 
   boolean enabled() {
@@ -71,10 +84,49 @@ final class Sessions {
     return s;
   }
 
-  /** The grant for {@code s}, valid until its current expiry. */
-  String grant(Session s, long now) {
-    return Grants.sign(
-        keys, new Grants.Grant(room.name(), s.generation(), s.id(), now, s.expiresAt()));
+  /** The grant for {@code s}, valid until {@code until} (its expiry when renewed). */
+  String grant(Session s, long now, long until) {
+    return Grants.sign(keys, new Grants.Grant(room.name(), s.generation(), s.id(), now, until));
+  }
+
+  /**
+   * What a returning ticket's claim came to: the session it holds ({@code outcome} then
+   * meaningless), or null and the line's outcome for it.
+   */
+  record Claim(Session session, long outcome) {}
+
+  /**
+   * A returning ticket holder: resumes the live session its ticket already claimed (a repeated
+   * claim consumes nothing), or claims the ticket's slot and starts its session, as one step per
+   * ticket, so concurrent claims of one ticket start one session.
+   */
+  Claim claim(String ticket, long now) {
+    synchronized (claimLocks[ticket.hashCode() & (claimLocks.length - 1)]) {
+      Session again = resume(registry.byTicket(ticket), now);
+      if (again != null) {
+        return new Claim(again, 0);
+      }
+      if (room.liveQueueDepth() == 0) {
+        return new Claim(null, Outcome.of(Outcome.UNKNOWN, 0, 0));
+      }
+      long o = room.claim(Tokens.hi(ticket), Tokens.lo(ticket), now);
+      if (Outcome.kind(o) == Outcome.ADMITTED) {
+        return new Claim(start(ticket, now), o);
+      }
+      return new Claim(null, o);
+    }
+  }
+
+  /** {@code s} if it is live at {@code now}; a session whose time is up ends here (null). */
+  private Session resume(Session s, long now) {
+    if (s == null) {
+      return null;
+    }
+    if (now >= s.expiresAt()) {
+      expire(s); // its slot comes back now rather than at the next reaper pass
+      return null;
+    }
+    return s;
   }
 
   /** A session a grant admitted, and when that grant runs out. */
@@ -85,22 +137,19 @@ final class Sessions {
     Grants.Check c = Grants.verify(keys, grant, room.name(), generation.get(), now);
     Session s = null;
     String why = null;
-    if (c.rejection() != null) {
-      why = c.rejection().detail();
-      if (c.rejection() == Grants.Rejection.EXPIRED) {
-        Session gone = registry.get(c.grant().sessionId());
-        if (gone != null && now >= gone.expiresAt()) {
-          expire(gone); // give its slot back now rather than at the next reaper pass
-        }
-      }
-    } else {
-      s = registry.get(c.grant().sessionId());
+    if (c.rejection() == Grants.Rejection.EXPIRED) {
+      // genuine, this room's, this generation's: the registry says whether its session lives on
+      s = resume(registry.get(c.grant().sessionId()), now);
       if (s == null) {
-        why = Grants.Rejection.REVOKED.detail();
-      } else if (now >= s.expiresAt()) {
-        expire(s);
-        s = null;
         why = Grants.Rejection.EXPIRED.detail();
+      }
+    } else if (c.rejection() != null) {
+      why = c.rejection().detail();
+    } else {
+      Session live = registry.get(c.grant().sessionId());
+      s = resume(live, now);
+      if (s == null) {
+        why = (live == null ? Grants.Rejection.REVOKED : Grants.Rejection.EXPIRED).detail();
       }
     }
     if (why != null) {
@@ -110,26 +159,22 @@ final class Sessions {
     return new Admitted(s, c.grant().expiresAt());
   }
 
-  /** A live session a ticket already claimed: a repeated claim consumes nothing. */
-  Session forTicket(String ticket) {
-    return registry.byTicket(ticket);
-  }
-
   Session byId(String id) {
     return registry.get(id);
   }
 
   /**
-   * Slides the session on activity. Returns true when the client's grant, valid until {@code
-   * grantExpiresAt} ({@link #NO_GRANT} when it has none), has used up half its life and should be
-   * re-sent.
+   * Slides the session on activity. Returns the expiry a new grant must carry when the session
+   * would outlive the client's grant, valid until {@code grantExpiresAt} ({@link #NO_GRANT} when it
+   * has none); else {@link #NO_GRANT}: the grant in hand expires with the session.
    */
-  boolean renew(Session s, long now, long grantExpiresAt) {
+  long renew(Session s, long now, long grantExpiresAt) {
     registry.renew(s, now, duration.toMillis());
-    return grantExpiresAt == NO_GRANT || s.expiresAt() - grantExpiresAt >= duration.toMillis() / 2;
+    long until = s.expiresAt();
+    return grantExpiresAt == NO_GRANT || until > grantExpiresAt ? until : NO_GRANT;
   }
 
-  /** Marks a request that carries no grant yet. */
+  /** Marks a request that carries no grant yet, and a renewal that needs no new one. */
   static final long NO_GRANT = Long.MIN_VALUE;
 
   /** Ends a session for {@code detail}; true when this call ended it. */

@@ -70,7 +70,7 @@ final class StatusEndpoint {
     }
     long o = room.poll(Tokens.hi(ticket), Tokens.lo(ticket), ticket, now);
     if (Outcome.has(o, Outcome.REFRESH_COOKIES)) {
-      Cookies.sendTicket(res, room, ticket);
+      Cookies.sendTicket(req, res, room, ticket);
     }
     int status = 200;
     if (Outcome.has(o, Outcome.RATE_LIMITED)) {
@@ -94,7 +94,7 @@ final class StatusEndpoint {
       if (a != null) {
         room.sessions().end(a.session(), "left");
       }
-      Cookies.clear(res, room, Cookies.SESSION);
+      Cookies.clear(req, res, room, Cookies.SESSION);
     }
     res.setHeader("Cache-Control", "no-store");
     res.setStatus(HttpServletResponse.SC_NO_CONTENT);
@@ -121,18 +121,15 @@ final class StatusEndpoint {
       if (pass != null && room.hasValidPass(pass)) {
         b.append(",\"has_pass\":true");
       } else {
-        RateFunction rate = room.web().rateFunction;
-        if (rate != null) {
-          BigDecimal perPosition = rate.ratePerPosition(room.queueDepth());
-          if (perPosition != null) {
-            BigDecimal cost = perPosition.multiply(BigDecimal.valueOf(Math.max(0, position - 1)));
-            b.append(",\"skip_cost\":").append(cost.toPlainString());
-            Currency currency = room.web().currency;
-            if (currency != null) {
-              b.append(",\"currency\":\"").append(currency.getCurrencyCode()).append('"');
-            }
-            b.append(",\"rate_per_pos\":").append(perPosition.toPlainString());
+        BigDecimal perPosition = ratePerPosition(room);
+        if (perPosition != null) {
+          BigDecimal cost = perPosition.multiply(BigDecimal.valueOf(Math.max(0, position - 1)));
+          b.append(",\"skip_cost\":").append(cost.toPlainString());
+          Currency currency = room.web().currency;
+          if (currency != null) {
+            b.append(",\"currency\":\"").append(currency.getCurrencyCode()).append('"');
           }
+          b.append(",\"rate_per_pos\":").append(perPosition.toPlainString());
         }
       }
     }
@@ -149,6 +146,31 @@ final class StatusEndpoint {
     }
     b.append(",\"poll_after_ms\":").append(s.pollAfterMillis());
     return b.append('}').toString();
+  }
+
+  /** The rate function's price of one place now; null when off, or when it threw. */
+  private static BigDecimal ratePerPosition(WaitingRoom room) {
+    RateFunction rate = room.web().rateFunction;
+    if (rate == null) {
+      return null;
+    }
+    try {
+      return rate.ratePerPosition(room.queueDepth());
+    } catch (RuntimeException e) {
+      room.userCode().failed(room.displayName(), "rate function", e);
+      return null;
+    }
+  }
+
+  /**
+   * What the room's own pages and JSON may not be: sniffed as another type, or framed by another
+   * site (clickjacking the skip-the-line button). The CSP carries only {@code frame-ancestors}, so
+   * a custom page's scripts and styles are left alone.
+   */
+  static void pagePolicy(HttpServletResponse res) {
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Content-Security-Policy", "frame-ancestors 'self'");
+    res.setHeader("X-Frame-Options", "SAMEORIGIN");
   }
 
   /** Appends {@code s} as a JSON string, with {@code <}, {@code >} and {@code &} escaped too. */
@@ -172,6 +194,7 @@ final class StatusEndpoint {
     res.setStatus(status);
     res.setContentType("application/json");
     res.setHeader("Cache-Control", "no-store");
+    pagePolicy(res);
     res.setContentLength(bytes.length);
     res.getOutputStream().write(bytes);
   }

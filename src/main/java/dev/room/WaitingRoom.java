@@ -86,9 +86,11 @@ public final class WaitingRoom implements AutoCloseable {
   private volatile Policy policy;
   private final Web web = new Web();
   private final Sessions sessions = new Sessions(this);
+  private final UserCode userCode;
 
   private WaitingRoom(Builder b) {
     this.clock = b.clock;
+    this.userCode = new UserCode(clock);
     this.line = b.line != null ? b.line : new InMemoryLine(Checks.capacity(b.capacity));
     if (b.line != null && b.capacity > 0) {
       line.setCapacity(b.capacity, clock.millis());
@@ -233,13 +235,19 @@ public final class WaitingRoom implements AutoCloseable {
     return web.secureCookie;
   }
 
-  /** Sets the cookies' Path (default {@code /}). Changing it strands clients already queued. */
+  /**
+   * Sets the cookies' Path. While it was never set, each filter writes its cookies with its servlet
+   * context path ({@code /} at the root), so two applications on one host never share a ticket.
+   * Changing it strands clients already queued.
+   */
   public void setCookiePath(String path) {
     web.cookiePath = Checks.cookieAttribute("cookiePath", path, true);
   }
 
+  /** The cookie path set; {@code /} while it was never set. */
   public String cookiePath() {
-    return web.cookiePath;
+    String p = web.cookiePath;
+    return p == null ? "/" : p;
   }
 
   /** Sets the cookies' Domain ({@code ""} = none, the default). */
@@ -254,7 +262,10 @@ public final class WaitingRoom implements AutoCloseable {
     return web.cookieDomain;
   }
 
-  /** Derives a key (say, the client IP) recorded with each ticket; capped at 256 bytes. */
+  /**
+   * Derives a key (say, the client IP) recorded with each ticket; capped at 256 bytes. One that
+   * throws is taken as no key ({@code ""}; see {@link #callbackFailures()}).
+   */
   public void setClientKeyFunction(Function<HttpServletRequest, String> fn) {
     web.clientKeyFunction = fn;
   }
@@ -330,7 +341,7 @@ public final class WaitingRoom implements AutoCloseable {
    */
   public void setName(String name) {
     if (name == null || !(name.isEmpty() || name.matches("[a-z0-9-]{1,32}"))) {
-      throw new IllegalArgumentException("name must be \"\" or 1-32 of [a-z0-9-], was " + name);
+      throw Checks.invalid("name", "must be \"\" or 1-32 of [a-z0-9-], was " + name);
     }
     this.name = name;
     web.cookieSuffix = name.isEmpty() ? "" : "_" + name;
@@ -512,6 +523,17 @@ public final class WaitingRoom implements AutoCloseable {
   /** Requests being served now (in SESSIONS mode, those of active sessions). */
   public int inFlight() {
     return Math.max(0, line.inFlight() - sessions.active()) + sessions.requests().get();
+  }
+
+  /**
+   * How many times a callback the application gave the room (capacity controller, rate, client-key
+   * or bypass function) threw on the request path since the room was built. Each throw is caught
+   * there, so it costs the visitor nothing: the request carries on as if the callback had no
+   * opinion (no capacity change, no price, an empty client key, not bypassed). The first, and then
+   * at most one a minute, is logged.
+   */
+  public long callbackFailures() {
+    return userCode.failures();
   }
 
   /** Shopping sessions holding a slot now. */
@@ -843,6 +865,10 @@ public final class WaitingRoom implements AutoCloseable {
     return sessions;
   }
 
+  UserCode userCode() {
+    return userCode;
+  }
+
   /** The status path a filter serves when it was not given one. */
   String defaultStatusPath() {
     String n = name;
@@ -1083,7 +1109,7 @@ public final class WaitingRoom implements AutoCloseable {
   /** The HTTP-facing settings, read by the filter on every request. */
   static final class Web {
     volatile boolean secureCookie;
-    volatile String cookiePath = "/";
+    volatile String cookiePath; // null: never set, so the request's context path
     volatile String cookieDomain = "";
     volatile Function<HttpServletRequest, String> clientKeyFunction;
     volatile RateFunction rateFunction;

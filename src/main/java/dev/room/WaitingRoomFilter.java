@@ -16,6 +16,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
@@ -98,7 +99,11 @@ public final class WaitingRoomFilter implements Filter {
     this.room = Objects.requireNonNull(room, "room");
   }
 
-  /** Lets requests matching {@code predicate} pass ungated, in addition to any earlier ones. */
+  /**
+   * Lets requests matching {@code predicate} pass ungated, in addition to any earlier ones. A
+   * predicate that throws bypasses nothing: the request is gated (see {@link
+   * WaitingRoom#callbackFailures()}).
+   */
   public WaitingRoomFilter bypass(Predicate<HttpServletRequest> predicate) {
     Objects.requireNonNull(predicate, "predicate");
     Predicate<HttpServletRequest> earlier = bypass;
@@ -208,7 +213,7 @@ public final class WaitingRoomFilter implements Filter {
         path.length() == statusBase.length() + 6
             && path.startsWith(statusBase)
             && path.endsWith("/leave");
-    if (!status && !leave && (bypassed(path) || bypass.test(req))) {
+    if (!status && !leave && (bypassed(path) || bypassedBy(req))) {
       chain.doFilter(req, res);
       return;
     }
@@ -238,7 +243,7 @@ public final class WaitingRoomFilter implements Filter {
           serveSession(r, a.session(), a.grantExpiresAt(), req, res, chain);
           return;
         }
-        Cookies.clear(res, r, Cookies.SESSION); // refused: counts as no grant from now on
+        Cookies.clear(req, res, r, Cookies.SESSION); // refused: counts as no grant from now on
       }
     }
     RoomMode mode = r.mode();
@@ -248,26 +253,38 @@ public final class WaitingRoomFilter implements Filter {
       if (stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0) {
         r.passedThrough(Tokens.hi(ticket), Tokens.lo(ticket)); // let in: its place is not needed
       }
-      chain.doFilter(req, res);
+      CommandResponse stripped = new CommandResponse(res);
+      chain.doFilter(new CommandRequest(req, stripped), stripped);
       return;
     }
-    if (stale && sessions.enabled() && Tokens.valid(ticket)) {
-      SessionRegistry.Session again = sessions.forTicket(ticket); // a repeated claim
-      if (again != null) {
-        serveSession(r, again, Sessions.NO_GRANT, req, res, chain);
-        return;
+    if (stale && Tokens.valid(ticket)) {
+      long now = r.clock().millis();
+      long o;
+      if (sessions.enabled()) {
+        Sessions.Claim c = sessions.claim(ticket, now); // one step with the session's start
+        if (c.session() != null) {
+          serveSession(r, c.session(), Sessions.NO_GRANT, req, res, chain);
+          return;
+        }
+        o = c.outcome();
+      } else {
+        o =
+            r.liveQueueDepth() != 0
+                ? r.claim(Tokens.hi(ticket), Tokens.lo(ticket), now)
+                : Outcome.of(Outcome.UNKNOWN, 0, 0);
       }
-    }
-    if (stale && Tokens.valid(ticket) && r.liveQueueDepth() != 0) {
-      long o = r.claim(Tokens.hi(ticket), Tokens.lo(ticket), r.clock().millis());
       int kind = Outcome.kind(o);
       if (kind == Outcome.ADMITTED) {
         admitted(r, ticket, req, res, chain);
         return;
       }
       if (kind == Outcome.WAITING) {
-        // Closed too: the visitor keeps its place, and its page notices a reopening in place.
-        waiting(r, req, res, ticket, Outcome.position(o), o);
+        if (Outcome.has(o, Outcome.RATE_LIMITED)) {
+          tooFast(r, req, res, o);
+        } else {
+          // Closed too: the visitor keeps its place, and its page notices a reopening in place.
+          waiting(r, req, res, ticket, Outcome.position(o), o);
+        }
         return;
       }
     }
@@ -279,8 +296,7 @@ public final class WaitingRoomFilter implements Filter {
       admitted(r, "", req, res, chain);
       return;
     }
-    Function<HttpServletRequest, String> keyFn = r.web().clientKeyFunction;
-    String clientKey = keyFn == null ? "" : Checks.clientKey(keyFn.apply(req));
+    String clientKey = clientKey(r, req);
     String pass = Cookies.read(req, r, Cookies.PASS);
     boolean hasPass = pass != null && r.hasValidPass(pass);
     long o;
@@ -294,6 +310,20 @@ public final class WaitingRoomFilter implements Filter {
       case Outcome.ADMITTED -> admitted(r, token, req, res, chain);
       case Outcome.REJECTED -> queueFull(r, req, res);
       default -> waiting(r, req, res, token, Outcome.position(o), o);
+    }
+  }
+
+  /** The client key of a newcomer; a key function that throws is taken as no key. */
+  private static String clientKey(WaitingRoom r, HttpServletRequest req) {
+    Function<HttpServletRequest, String> keyFn = r.web().clientKeyFunction;
+    if (keyFn == null) {
+      return "";
+    }
+    try {
+      return Checks.clientKey(keyFn.apply(req));
+    } catch (RuntimeException e) {
+      r.userCode().failed(r.displayName(), "client-key function", e);
+      return "";
     }
   }
 
@@ -315,8 +345,9 @@ public final class WaitingRoomFilter implements Filter {
 
   /**
    * Runs a request of a live session; the session holds the slot, so the request takes none. The
-   * grant is (re-)sent when new or half used; a {@value #COMMAND_HEADER} response header is
-   * stripped and acted on once the response completes.
+   * grant is (re-)sent whenever the session would outlive the client's grant, so the two expire
+   * together; a {@value #COMMAND_HEADER} response header is stripped and, once the response
+   * completes, acted on, whatever the health sample did.
    */
   private static void serveSession(
       WaitingRoom r,
@@ -328,9 +359,10 @@ public final class WaitingRoomFilter implements Filter {
       throws IOException, ServletException {
     Sessions sessions = r.sessions();
     long now = r.clock().millis();
-    if (sessions.renew(s, now, grantExpiresAt)) {
-      long seconds = (s.expiresAt() - now + 999) / 1000;
-      Cookies.sendGrant(res, r, sessions.grant(s, now), seconds);
+    long until = sessions.renew(s, now, grantExpiresAt);
+    if (until != Sessions.NO_GRANT) {
+      long seconds = (until - now + 999) / 1000;
+      Cookies.sendGrant(req, res, r, sessions.grant(s, now, until), seconds);
     }
     req.setAttribute(SESSION_ATTRIBUTE, s.id());
     CommandResponse wrapped = new CommandResponse(res);
@@ -338,17 +370,20 @@ public final class WaitingRoomFilter implements Filter {
     boolean[] threw = {true};
     Runnable done =
         () -> {
-          r.sampled(now, threw[0] || wrapped.getStatus() >= 500);
-          sessions.requests().decrementAndGet();
-          String command = wrapped.command;
-          if ("revoke".equalsIgnoreCase(command)) {
-            sessions.end(s, "revoked");
-          } else if ("complete".equalsIgnoreCase(command)) {
-            sessions.end(s, "completed");
+          try {
+            r.sampled(now, threw[0] || wrapped.getStatus() >= 500);
+          } finally {
+            sessions.requests().decrementAndGet();
+            String command = wrapped.command;
+            if ("revoke".equalsIgnoreCase(command)) {
+              sessions.end(s, "revoked");
+            } else if ("complete".equalsIgnoreCase(command)) {
+              sessions.end(s, "completed");
+            }
           }
         };
     try {
-      chain.doFilter(req, wrapped);
+      chain.doFilter(new CommandRequest(req, wrapped), wrapped);
       threw[0] = false;
     } finally {
       whenComplete(req, done);
@@ -371,28 +406,33 @@ public final class WaitingRoomFilter implements Filter {
 
   /**
    * Runs the application holding a slot; gives it back exactly once when the response is done,
-   * after reporting the request's latency and outcome to the room's capacity controller.
+   * after reporting the request's latency and outcome to the room's capacity controller. A {@value
+   * #COMMAND_HEADER} header is stripped: there is no session to end.
    */
   private static void run(
       WaitingRoom r, HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     long started = r.clock().millis();
+    CommandResponse wrapped = new CommandResponse(res);
     boolean threw = true;
     try {
-      chain.doFilter(req, res);
+      chain.doFilter(new CommandRequest(req, wrapped), wrapped);
       threw = false;
     } finally {
       if (req.isAsyncStarted()) {
-        whenComplete(
-            req,
-            () -> {
-              r.sampled(started, res.getStatus() >= 500);
-              r.exit();
-            });
+        whenComplete(req, () -> release(r, started, res.getStatus() >= 500));
       } else {
-        r.sampled(started, threw || res.getStatus() >= 500);
-        r.exit(); // the common case allocates nothing
+        release(r, started, threw || res.getStatus() >= 500);
       }
+    }
+  }
+
+  /** Reports a finished request, then gives its slot back, whatever the report did. */
+  private static void release(WaitingRoom r, long started, boolean failed) {
+    try {
+      r.sampled(started, failed);
+    } finally {
+      r.exit();
     }
   }
 
@@ -404,7 +444,7 @@ public final class WaitingRoomFilter implements Filter {
       long position,
       long outcome)
       throws IOException {
-    Cookies.sendTicket(res, r, token);
+    Cookies.sendTicket(req, res, r, token);
     res.setHeader("Cache-Control", "no-store");
     boolean closed = r.mode() == RoomMode.CLOSED;
     if (prefersJson(req)) {
@@ -417,6 +457,7 @@ public final class WaitingRoomFilter implements Filter {
     String statusUrl =
         req.getContextPath() + (statusPath != null ? statusPath : r.defaultStatusPath());
     byte[] page = r.web().page.render(r, req, position, outcome, statusUrl);
+    StatusEndpoint.pagePolicy(res);
     res.setStatus(closed ? 503 : 200);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
@@ -433,6 +474,7 @@ public final class WaitingRoomFilter implements Filter {
       return;
     }
     byte[] page = Pages.closed(r.announcement());
+    StatusEndpoint.pagePolicy(res);
     res.setStatus(503);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
@@ -463,6 +505,7 @@ public final class WaitingRoomFilter implements Filter {
     String statusUrl =
         req.getContextPath() + (statusPath != null ? statusPath : r.defaultStatusPath());
     byte[] page = Pages.unavailable(r.linePersisted(), statusUrl);
+    StatusEndpoint.pagePolicy(res);
     res.setStatus(503);
     res.setContentType("text/html;charset=utf-8");
     res.setContentLength(page.length);
@@ -478,9 +521,32 @@ public final class WaitingRoomFilter implements Filter {
       StatusEndpoint.write(res, status, "{\"ready\":false,\"queue_full\":true}");
       return;
     }
+    StatusEndpoint.pagePolicy(res);
     res.setStatus(status);
     res.setContentType("text/html;charset=utf-8");
     byte[] page = Pages.lineFull();
+    res.setContentLength(page.length);
+    res.getOutputStream().write(page);
+  }
+
+  /**
+   * A waiting client reloaded within the poll interval: a reload is a poll in disguise, so it is
+   * answered like a too-fast poll (429, {@code Retry-After}), with a few hundred bytes that come
+   * back to the page by themselves rather than the page and its cookies. Its place is untouched.
+   */
+  private static void tooFast(
+      WaitingRoom r, HttpServletRequest req, HttpServletResponse res, long outcome)
+      throws IOException {
+    res.setHeader("Retry-After", "1");
+    res.setHeader("Cache-Control", "no-store");
+    if (prefersJson(req)) {
+      StatusEndpoint.write(res, 429, StatusEndpoint.body(r, req, outcome));
+      return;
+    }
+    StatusEndpoint.pagePolicy(res);
+    res.setStatus(429);
+    res.setContentType("text/html;charset=utf-8");
+    byte[] page = Pages.tooFast();
     res.setContentLength(page.length);
     res.getOutputStream().write(page);
   }
@@ -514,6 +580,17 @@ public final class WaitingRoomFilter implements Filter {
       }
     }
     return json > 0 && json > html;
+  }
+
+  /** The application's bypass predicates; one that throws bypasses nothing. */
+  private boolean bypassedBy(HttpServletRequest req) {
+    try {
+      return bypass.test(req);
+    } catch (RuntimeException e) {
+      WaitingRoom r = room;
+      r.userCode().failed(r.displayName(), "bypass predicate", e);
+      return false;
+    }
   }
 
   private boolean bypassed(String path) {
@@ -573,6 +650,24 @@ public final class WaitingRoomFilter implements Filter {
       if (ctx != null) {
         ctx.addListener(this);
       }
+    }
+  }
+
+  /**
+   * Hands the application's async work the command-stripping response: {@code startAsync()} with no
+   * arguments would otherwise give it the container's own response, past the wrapper.
+   */
+  private static final class CommandRequest extends HttpServletRequestWrapper {
+    private final CommandResponse response;
+
+    CommandRequest(HttpServletRequest req, CommandResponse response) {
+      super(req);
+      this.response = response;
+    }
+
+    @Override
+    public AsyncContext startAsync() {
+      return getRequest().startAsync(this, response);
     }
   }
 

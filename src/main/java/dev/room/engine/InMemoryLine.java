@@ -285,6 +285,7 @@ public final class InMemoryLine implements Line {
       } else {
         t.lastPoll = now;
         t.polled = true;
+        t.reloaded = false;
       }
       t.lastActivity = now;
       t.seen = true;
@@ -328,6 +329,14 @@ public final class InMemoryLine implements Line {
       }
       t.lastActivity = now;
       t.seen = true;
+      if (t.reloaded && now - t.lastPoll < p.pollInterval()) {
+        // a reload is a poll in disguise: one per poll interval, no cookies re-sent; the page's
+        // own poll just before is the room's doing, so it does not count against the visitor
+        return Outcome.of(Outcome.WAITING, index.position(t), flags | Outcome.RATE_LIMITED);
+      }
+      t.lastPoll = now;
+      t.polled = true;
+      t.reloaded = true;
       t.cookiesSentAt = now;
       return Outcome.of(Outcome.WAITING, index.position(t), flags);
     }

@@ -4,13 +4,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Active shopping sessions: each holds one slot of the line from its claim until it ends.
  *
  * <p>A session ends exactly once: {@link #end} is a compare-and-set, so when leave, revoke,
  * completion and expiry race, one caller wins and returns the slot. The registry is the revocation
- * list that grant checks consult: a grant whose session is not here no longer admits.
+ * list that grant checks consult: a grant whose session is not here no longer admits. A session
+ * slides in steps of at least {@link #SLIDE_STEP_MILLIS} (the unit of a cookie's Max-Age), so the
+ * grant that must follow each slide is re-sent at most about once a second.
  */
 public final class SessionRegistry {
   /** One shopping session. */
@@ -20,14 +23,14 @@ public final class SessionRegistry {
     final long claimedAt;
     final long maxAt;
     final long generation;
-    private volatile long expiresAt;
+    private final AtomicLong expiresAt;
     private final AtomicBoolean ended = new AtomicBoolean();
 
     Session(String id, String ticket, long claimedAt, long expiresAt, long maxAt, long gen) {
       this.id = id;
       this.ticket = ticket;
       this.claimedAt = claimedAt;
-      this.expiresAt = expiresAt;
+      this.expiresAt = new AtomicLong(expiresAt);
       this.maxAt = maxAt;
       this.generation = gen;
     }
@@ -37,7 +40,7 @@ public final class SessionRegistry {
     }
 
     public long expiresAt() {
-      return expiresAt;
+      return expiresAt.get();
     }
 
     public long maxAt() {
@@ -52,6 +55,9 @@ public final class SessionRegistry {
       return ended.get();
     }
   }
+
+  /** The least a session slides by. */
+  public static final long SLIDE_STEP_MILLIS = 1000;
 
   private final ConcurrentHashMap<String, Session> byId = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Session> byTicket = new ConcurrentHashMap<>();
@@ -79,9 +85,20 @@ public final class SessionRegistry {
     return s == null || s.ended() ? null : s;
   }
 
-  /** Slides the session's expiry forward on activity, never past its absolute limit. */
+  /**
+   * Slides the session's expiry forward on activity, by a step or to its absolute limit, never back
+   * (concurrent requests of one session race here).
+   */
   public void renew(Session s, long now, long duration) {
-    s.expiresAt = Math.max(s.expiresAt, Math.min(now + duration, s.maxAt));
+    long target = Math.min(now + duration, s.maxAt);
+    while (true) {
+      long current = s.expiresAt.get();
+      boolean slide =
+          target - current >= SLIDE_STEP_MILLIS || (target == s.maxAt && target > current);
+      if (!slide || s.expiresAt.compareAndSet(current, target)) {
+        return;
+      }
+    }
   }
 
   /** Ends the session; true for exactly one caller. */
@@ -100,7 +117,7 @@ public final class SessionRegistry {
   public List<Session> expired(long now) {
     List<Session> out = new ArrayList<>();
     for (Session s : byId.values()) {
-      if (now >= s.expiresAt) {
+      if (now >= s.expiresAt()) {
         out.add(s);
       }
     }

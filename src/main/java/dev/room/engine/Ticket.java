@@ -55,6 +55,7 @@ final class Ticket {
   byte state;
   boolean seen;
   boolean polled;
+  boolean reloaded; // the last accepted poll was a reload of the waiting page
   boolean hasPass;
 
   /** Tied into a place another ticket got first (promotion or pass); false for the holder. */

@@ -304,10 +304,13 @@ public final class RedisLine implements Line {
     String ttl = Long.toString(p.ttl());
     String grace = Long.toString(p.firstPollGrace());
     String offer = Long.toString(p.readyTimeout());
+    String interval = Long.toString(p.pollInterval());
     try {
       List<Object> r =
           lease.admit(
-              gen -> eval(Op.CLAIM, gen, token, time, ttl, grace, offer), Outcome.ADMITTED, now);
+              gen -> eval(Op.CLAIM, gen, token, time, ttl, grace, offer, interval),
+              Outcome.ADMITTED,
+              now);
       track(r);
       return Replies.outcome(r);
     } catch (LineUnavailableException e) {

@@ -122,7 +122,10 @@ public interface Line extends AutoCloseable {
 
   /**
    * A returning client: claims the reserved slot of a ready ticket ({@link Outcome#ADMITTED}; the
-   * caller then holds a slot), or reports the position of a waiting one.
+   * caller then holds a slot), or reports the position of a waiting one. A waiting page reload is a
+   * poll in disguise: a waiting ticket's claim counts as its last poll, and within the poll
+   * interval of an earlier such claim is {@link Outcome#RATE_LIMITED} (a status poll just before
+   * does not count against it); a ready ticket's claim is never limited.
    */
   long claim(long hi, long lo, long now, Policy policy);
 

@@ -503,7 +503,7 @@ if expired(t, now, tonumber(ARGV[3]), grace) then
 end
 local flags
 flags, t = lapseIfDue(token, t, now, grace, offerTimeout)
-if t[POLLED] == 1 and now - t[LASTPOLL] < tonumber(ARGV[5]) then
+if t[POLLED] ~= 0 and now - t[LASTPOLL] < tonumber(ARGV[5]) then
   flags = flags + F_RATE_LIMITED
 else
   t[LASTPOLL] = now
@@ -537,7 +537,7 @@ save(token, t)
 return {K_WAITING, position(t), flags}
 
 --- script: claim
--- ARGV: gen, token, now, ttl, grace, offerTimeout.
+-- ARGV: gen, token, now, ttl, grace, offerTimeout, pollInterval.
 local gen, token, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local grace, offerTimeout = tonumber(ARGV[5]), tonumber(ARGV[6])
 local t = load(token)
@@ -569,7 +569,16 @@ if t[SEEN] == 0 then
   t[SEEN] = 1
   redis.call('ZREM', UNSEEN, token)
 end
-t[COOKIES] = now
+-- a reload is a poll in disguise: one per poll interval, no cookies re-sent; the page's own poll
+-- just before is the room's doing, so it does not count against the visitor (POLLED 2: the last
+-- accepted poll was a reload)
+if t[POLLED] == 2 and now - t[LASTPOLL] < tonumber(ARGV[7]) then
+  flags = flags + F_RATE_LIMITED
+else
+  t[LASTPOLL] = now
+  t[POLLED] = 2
+  t[COOKIES] = now
+end
 save(token, t)
 return reply(K_WAITING, position(t), flags)
 

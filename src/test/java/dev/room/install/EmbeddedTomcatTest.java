@@ -115,6 +115,65 @@ class EmbeddedTomcatTest {
     assertEquals(1, app.maxRunning(), "never more than capacity at once");
   }
 
+  /** Tomcat is strict about {@code startAsync(request, response)} wrappers: it must work there. */
+  @Test
+  void roomCommandOnAnAsyncResponseIsStrippedAndActedOn() throws Exception {
+    room =
+        WaitingRoom.builder()
+            .capacity(1)
+            .clock(new FakeClock())
+            .admissionMode(dev.room.AdmissionMode.SESSIONS)
+            .build();
+    tomcat = new Tomcat();
+    tomcat.setBaseDir(baseDir.toString());
+    tomcat.setHostname("127.0.0.1");
+    tomcat.setPort(0);
+    tomcat.getConnector().setProperty("address", "127.0.0.1");
+    Context ctx = tomcat.addContext("", null);
+    Tomcat.addServlet(ctx, "app", new AsyncCommandServlet()).setAsyncSupported(true);
+    ctx.addServletMapping("/*", "app");
+    FilterDef def = new FilterDef();
+    def.setFilterName("waitingRoom");
+    def.setFilter(new WaitingRoomFilter(room));
+    def.setAsyncSupported("true");
+    ctx.addFilterDef(def);
+    FilterMap map = new FilterMap();
+    map.setFilterName("waitingRoom");
+    map.addURLPattern("/*");
+    map.setDispatcher(DispatcherType.REQUEST.name());
+    ctx.addFilterMap(map);
+    tomcat.start();
+
+    PlainCookieBrowser a = new PlainCookieBrowser();
+    HttpResponse<String> r = a.get(url("/done"));
+    assertEquals(200, r.statusCode());
+    assertEquals("async", r.body());
+    assertTrue(r.headers().firstValue("Room-Command").isEmpty(), "stripped");
+    await(() -> room.activeSessions() == 0, "the session to end once the response completed");
+    assertEquals(0.0, room.utilization(), "its slot came back");
+  }
+
+  /** Completes from {@code startAsync()} with no arguments, setting {@code Room-Command}. */
+  public static final class AsyncCommandServlet extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+      jakarta.servlet.AsyncContext async = req.startAsync();
+      async.start(
+          () -> {
+            HttpServletResponse res = (HttpServletResponse) async.getResponse();
+            res.setHeader("Room-Command", "complete");
+            try {
+              res.getWriter().write("async");
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+            async.complete();
+          });
+    }
+  }
+
   @Test
   void webXmlFilterWithInitParams() throws Exception {
     Path webInf = Files.createDirectories(baseDir.resolve("webapp/WEB-INF"));

@@ -312,6 +312,38 @@ public abstract class LineContractTest {
     l.exit(now());
   }
 
+  /**
+   * A waiting-page reload is a poll in disguise: a claim of a waiting ticket shares the poll's rate
+   * limit (a rate-limited one still answers, touches no cookies); a ready ticket is never held.
+   */
+  @Test
+  void aWaitingPageReloadIsRateLimitedLikeAPoll() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    long first = l.claim(a.hi(), a.lo(), now(), policy);
+    assertEquals(Outcome.WAITING, Outcome.kind(first));
+    assertFalse(Outcome.has(first, Outcome.RATE_LIMITED), "the first reload is free");
+    clock.advanceMillis(500);
+    long fast = l.claim(a.hi(), a.lo(), now(), policy);
+    assertTrue(Outcome.has(fast, Outcome.RATE_LIMITED), "a reload within the poll interval");
+    assertEquals(1, Outcome.position(fast), "a rate-limited reload still answers");
+    assertTrue(Outcome.has(poll(l, a), Outcome.RATE_LIMITED), "a reload counts as a poll");
+    clock.advanceMillis(600);
+    assertFalse(Outcome.has(l.claim(a.hi(), a.lo(), now(), policy), Outcome.RATE_LIMITED));
+    assertEquals(now(), l.ticket(a.hi(), a.lo()).lastPoll().toEpochMilli());
+    clock.advanceMillis(1001);
+    assertFalse(Outcome.has(poll(l, a), Outcome.RATE_LIMITED));
+    assertFalse(
+        Outcome.has(l.claim(a.hi(), a.lo(), now(), policy), Outcome.RATE_LIMITED),
+        "the page's own poll just before does not count against a reload");
+    assertTrue(Outcome.has(l.claim(a.hi(), a.lo(), now(), policy), Outcome.RATE_LIMITED));
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
+    l.exit(now());
+  }
+
   @Test
   void anUnknownTokenIsUnknownEverywhere() {
     Line l = line(1);
