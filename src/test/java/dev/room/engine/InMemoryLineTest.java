@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.room.spi.LedgerLine;
 import dev.room.spi.Line;
 import dev.room.spi.Move;
 import dev.room.spi.Outcome;
@@ -30,12 +31,13 @@ class InMemoryLineTest {
 
   // Near overflow, to flush out arithmetic that assumes small timestamps.
   private long now = Long.MAX_VALUE - 10_000_000_000L;
-  private InMemoryLine line;
+  private LedgerLine line;
 
   @AfterEach
   void invariants() {
     if (line != null) {
-      line.checkInvariants();
+      ((InMemoryLine) line.delegate()).checkInvariants();
+      line.checkLedger();
     }
   }
 
@@ -50,7 +52,7 @@ class InMemoryLineTest {
 
   @Test
   void fastPathFillsTheRoomThenEveryoneQueuesInOrder() {
-    line = new InMemoryLine(2);
+    line = new LedgerLine(new InMemoryLine(2));
     assertTrue(line.tryEnter());
     assertTrue(line.tryEnter());
     assertFalse(line.tryEnter());
@@ -62,7 +64,7 @@ class InMemoryLineTest {
 
   @Test
   void aFreedSlotIsHandedToTheFirstWaiterAndNoNewcomerCanTakeIt() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     arrive(2);
@@ -80,7 +82,7 @@ class InMemoryLineTest {
   /** Regression for the Go v1.2.1 freeze: abandoned ready tickets must not cost a slot. */
   @Test
   void capacityOneKeepsMovingWhenClientsAbandonTheMomentTheyAreTold() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 20; id++) {
       arrive(id);
@@ -95,7 +97,7 @@ class InMemoryLineTest {
       now += READY_TIMEOUT;
       int[] r = line.evict(now, POLICY);
       assertEquals(1, r[1], "one ready client timed out");
-      line.checkInvariants();
+      ((InMemoryLine) line.delegate()).checkInvariants();
     }
     assertEquals(0, line.waiting() + line.ready());
     assertTrue(line.tryEnter(), "the line still moves: a newcomer gets the slot at once");
@@ -103,7 +105,7 @@ class InMemoryLineTest {
 
   @Test
   void pollsKeepATicketAliveAndSilenceExpiresIt() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     arrive(2);
@@ -118,7 +120,7 @@ class InMemoryLineTest {
 
   @Test
   void firstPollGraceReclaimsClientsThatNeverComeBack() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     line.arrive(1, 1, "", false, now, GRACE);
     line.arrive(2, 2, "", false, now, GRACE);
@@ -133,7 +135,7 @@ class InMemoryLineTest {
   @Test
   void aGraceAtOrAboveTheTtlNeverFiresBeforeTheTtl() {
     Policy p = new Policy(60_000, 120_000, 1000, 20_000, READY_TIMEOUT, 0);
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     line.arrive(1, 1, "", false, now, p);
     now += 59_999;
@@ -144,7 +146,7 @@ class InMemoryLineTest {
 
   @Test
   void pollsFasterThanOncePerSecondAreLimitedButKeepTheTicketAlive() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     long first = line.poll(1, 1, now, POLICY);
@@ -159,7 +161,7 @@ class InMemoryLineTest {
 
   @Test
   void cookiesAreRefreshedAtMostOncePerThirdOfTheTtl() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     int refreshes = 0;
@@ -175,7 +177,7 @@ class InMemoryLineTest {
   @Test
   void maxQueueDepthTurnsNewArrivalsAway() {
     Policy p = new Policy(TTL, 0, 1000, TTL / 3, READY_TIMEOUT, 2);
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     line.arrive(1, 1, "", false, now, p);
     line.arrive(2, 2, "", false, now, p);
@@ -185,7 +187,7 @@ class InMemoryLineTest {
 
   @Test
   void growingAdmitsAtOnceAndShrinkingLetsInFlightWorkFinish() {
-    line = new InMemoryLine(2);
+    line = new LedgerLine(new InMemoryLine(2));
     assertTrue(line.tryEnter());
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 4; id++) {
@@ -207,7 +209,7 @@ class InMemoryLineTest {
 
   @Test
   void removalMovesEveryoneBehindUpAndNobodyAhead() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 5; id++) {
       arrive(id);
@@ -223,7 +225,7 @@ class InMemoryLineTest {
 
   @Test
   void promotionsLandOnTargetAndLaterPayersTieBehindEarlierOnes() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 10; id++) {
       arrive(id);
@@ -255,7 +257,7 @@ class InMemoryLineTest {
 
   @Test
   void readyTicketsCannotBePromotedOrRanked() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(2);
     arrive(3);
@@ -266,7 +268,7 @@ class InMemoryLineTest {
 
   @Test
   void ranksInsertStrictlyAndEqualRanksKeepTheOrderTheyWereRanked() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 6; id++) {
       arrive(id);
@@ -288,7 +290,7 @@ class InMemoryLineTest {
 
   @Test
   void aVipPassJoinsTheFrontGroup() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     arrive(2);
@@ -300,7 +302,7 @@ class InMemoryLineTest {
 
   @Test
   void queueListsReadyClientsFirstThenTheLineInOrder() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 4; id++) {
       arrive(id);
@@ -322,7 +324,7 @@ class InMemoryLineTest {
    */
   @Test
   void concurrentAdmissionsNeverExceedTheAllowanceGranted() throws Exception {
-    line = new InMemoryLine(6);
+    line = new LedgerLine(new InMemoryLine(6));
     line.setAllowance(0, now);
     AtomicLong admitted = new AtomicLong();
     AtomicBoolean stop = new AtomicBoolean();
@@ -385,7 +387,7 @@ class InMemoryLineTest {
   /** Once {@code setAllowance(0)} returns, only fast paths already past their check get in. */
   @Test
   void aHoldStopsTheFastPathAtOnce() throws Exception {
-    line = new InMemoryLine(4);
+    line = new LedgerLine(new InMemoryLine(4));
     AtomicLong admitted = new AtomicLong();
     AtomicBoolean stop = new AtomicBoolean();
     int threads = 4;
