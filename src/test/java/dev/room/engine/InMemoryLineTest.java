@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.room.spi.LedgerLine;
 import dev.room.spi.Line;
 import dev.room.spi.Move;
 import dev.room.spi.Outcome;
@@ -30,12 +31,13 @@ class InMemoryLineTest {
 
   // Near overflow, to flush out arithmetic that assumes small timestamps.
   private long now = Long.MAX_VALUE - 10_000_000_000L;
-  private InMemoryLine line;
+  private LedgerLine line;
 
   @AfterEach
   void invariants() {
     if (line != null) {
-      line.checkInvariants();
+      ((InMemoryLine) line.delegate()).checkInvariants();
+      line.checkLedger();
     }
   }
 
@@ -50,7 +52,7 @@ class InMemoryLineTest {
 
   @Test
   void fastPathFillsTheRoomThenEveryoneQueuesInOrder() {
-    line = new InMemoryLine(2);
+    line = new LedgerLine(new InMemoryLine(2));
     assertTrue(line.tryEnter());
     assertTrue(line.tryEnter());
     assertFalse(line.tryEnter());
@@ -62,7 +64,7 @@ class InMemoryLineTest {
 
   @Test
   void aFreedSlotIsHandedToTheFirstWaiterAndNoNewcomerCanTakeIt() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     arrive(2);
@@ -80,7 +82,7 @@ class InMemoryLineTest {
   /** Regression for the Go v1.2.1 freeze: abandoned ready tickets must not cost a slot. */
   @Test
   void capacityOneKeepsMovingWhenClientsAbandonTheMomentTheyAreTold() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 20; id++) {
       arrive(id);
@@ -95,7 +97,7 @@ class InMemoryLineTest {
       now += READY_TIMEOUT;
       int[] r = line.evict(now, POLICY);
       assertEquals(1, r[1], "one ready client timed out");
-      line.checkInvariants();
+      ((InMemoryLine) line.delegate()).checkInvariants();
     }
     assertEquals(0, line.ready(), "the abandoned keep their places, away, until their TTL");
     assertEquals(1, line.freeSlots());
@@ -107,7 +109,7 @@ class InMemoryLineTest {
 
   @Test
   void pollsKeepATicketAliveAndSilenceExpiresIt() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     arrive(2);
@@ -122,7 +124,7 @@ class InMemoryLineTest {
 
   @Test
   void firstPollGraceReclaimsClientsThatNeverComeBack() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     line.arrive(1, 1, "", false, now, GRACE);
     line.arrive(2, 2, "", false, now, GRACE);
@@ -137,7 +139,7 @@ class InMemoryLineTest {
   @Test
   void aGraceAtOrAboveTheTtlNeverFiresBeforeTheTtl() {
     Policy p = new Policy(60_000, 120_000, 1000, 20_000, READY_TIMEOUT, 0);
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     line.arrive(1, 1, "", false, now, p);
     now += 59_999;
@@ -148,7 +150,7 @@ class InMemoryLineTest {
 
   @Test
   void pollsFasterThanOncePerSecondAreLimitedButKeepTheTicketAlive() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     long first = line.poll(1, 1, now, POLICY);
@@ -163,7 +165,7 @@ class InMemoryLineTest {
 
   @Test
   void cookiesAreRefreshedAtMostOncePerThirdOfTheTtl() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     int refreshes = 0;
@@ -179,7 +181,7 @@ class InMemoryLineTest {
   @Test
   void maxQueueDepthTurnsNewArrivalsAway() {
     Policy p = new Policy(TTL, 0, 1000, TTL / 3, READY_TIMEOUT, 2);
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     line.arrive(1, 1, "", false, now, p);
     line.arrive(2, 2, "", false, now, p);
@@ -189,7 +191,7 @@ class InMemoryLineTest {
 
   @Test
   void growingAdmitsAtOnceAndShrinkingLetsInFlightWorkFinish() {
-    line = new InMemoryLine(2);
+    line = new LedgerLine(new InMemoryLine(2));
     assertTrue(line.tryEnter());
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 4; id++) {
@@ -211,7 +213,7 @@ class InMemoryLineTest {
 
   @Test
   void removalMovesEveryoneBehindUpAndNobodyAhead() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 5; id++) {
       arrive(id);
@@ -227,7 +229,7 @@ class InMemoryLineTest {
 
   @Test
   void promotionsLandOnTargetAndLaterPayersTieBehindEarlierOnes() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 10; id++) {
       arrive(id);
@@ -259,7 +261,7 @@ class InMemoryLineTest {
 
   @Test
   void readyTicketsCannotBePromotedOrRanked() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(2);
     arrive(3);
@@ -270,7 +272,7 @@ class InMemoryLineTest {
 
   @Test
   void ranksInsertStrictlyAndEqualRanksKeepTheOrderTheyWereRanked() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 6; id++) {
       arrive(id);
@@ -292,7 +294,7 @@ class InMemoryLineTest {
 
   @Test
   void aVipPassJoinsTheFrontGroup() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     arrive(1);
     arrive(2);
@@ -304,7 +306,7 @@ class InMemoryLineTest {
 
   @Test
   void queueListsReadyClientsFirstThenTheLineInOrder() {
-    line = new InMemoryLine(1);
+    line = new LedgerLine(new InMemoryLine(1));
     assertTrue(line.tryEnter());
     for (long id = 1; id <= 4; id++) {
       arrive(id);
@@ -326,7 +328,7 @@ class InMemoryLineTest {
    */
   @Test
   void concurrentAdmissionsNeverExceedTheAllowanceGranted() throws Exception {
-    line = new InMemoryLine(6);
+    line = new LedgerLine(new InMemoryLine(6));
     line.setAllowance(0, now);
     AtomicLong admitted = new AtomicLong();
     AtomicBoolean stop = new AtomicBoolean();
@@ -389,7 +391,7 @@ class InMemoryLineTest {
   /** Once {@code setAllowance(0)} returns, only fast paths already past their check get in. */
   @Test
   void aHoldStopsTheFastPathAtOnce() throws Exception {
-    line = new InMemoryLine(4);
+    line = new LedgerLine(new InMemoryLine(4));
     AtomicLong admitted = new AtomicLong();
     AtomicBoolean stop = new AtomicBoolean();
     int threads = 4;

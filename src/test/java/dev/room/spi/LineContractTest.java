@@ -40,7 +40,7 @@ public abstract class LineContractTest {
 
   protected final FakeClock clock = new FakeClock();
   protected final Policy policy = new Policy(TTL, 0, 1000, 100_000, OFFER, 0);
-  private final List<Line> lines = new ArrayList<>();
+  private final List<LedgerLine> lines = new ArrayList<>();
 
   /** A new, empty line with {@code capacity} slots reading {@code clock}. */
   protected abstract Line newLine(int capacity, FakeClock clock);
@@ -53,8 +53,12 @@ public abstract class LineContractTest {
     return 20_000;
   }
 
+  /**
+   * A new line under test, wrapped in a {@link LedgerLine} so that every test ends with {@code
+   * issued = admitted + retired + live} checked.
+   */
   protected Line line(int capacity) {
-    Line l = newLine(capacity, clock);
+    LedgerLine l = new LedgerLine(newLine(capacity, clock));
     lines.add(l);
     return l;
   }
@@ -62,9 +66,10 @@ public abstract class LineContractTest {
   @AfterEach
   void checkInvariantsAndClose() {
     try {
-      for (Line l : lines) {
+      for (LedgerLine l : lines) {
         assertInvariants(l);
-        checkStorage(l);
+        l.checkLedger();
+        checkStorage(l.delegate());
       }
     } finally {
       lines.forEach(Line::close);
