@@ -36,13 +36,20 @@ final class Pages {
           + "function again(){wait=Math.min(30000,wait*2);setTimeout(check,wait);}"
           + "setTimeout(check,wait);})();";
 
-  static final String TOO_FAST_TEXT =
-      "You are still in line, with your place kept. This page comes back by itself in a moment.";
-
   private static final byte[] FULL = page(FULL_TITLE, FULL_TEXT, "", "");
+
+  /**
+   * Tiny on purpose (it answers reloads that come too fast, in place of a 7 KB page), so it has no
+   * stylesheet; it is on screen for a second.
+   */
   private static final byte[] TOO_FAST =
-      page(
-          UNAVAILABLE_TITLE, TOO_FAST_TEXT, "", "setTimeout(function(){location.reload();},1500);");
+      ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+              + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+              + "<meta http-equiv=\"refresh\" content=\"1\"><title>One moment</title></head>"
+              + "<body><p role=\"status\">One moment: you are still in line, and this page comes"
+              + " back by itself.</p></body></html>")
+          .getBytes(StandardCharsets.UTF_8);
+
   private static final byte[] CLOSED = page(WaitingPage.TITLE_CLOSED, CLOSED_TEXT, "", "");
 
   private Pages() {}
@@ -61,7 +68,7 @@ final class Pages {
 
   /**
    * A reload of the waiting page sooner than the poll interval: a few hundred bytes instead of the
-   * page and its cookies, coming back by themselves (a script, not a timed refresh).
+   * page and its cookies, coming back by themselves.
    */
   static byte[] tooFast() {
     return TOO_FAST;

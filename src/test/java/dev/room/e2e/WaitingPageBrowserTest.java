@@ -239,6 +239,9 @@ class WaitingPageBrowserTest {
     assertEquals(0, restarted.waitingPages(), "no new ticket: the place was kept");
     assertEquals(2, next.ticket(ours).orElseThrow().position());
 
+    // second's page polls after the restart too: a restored client that is not heard from would
+    // lose its turn (not its place) to the present ones behind it.
+    second.get(restarted.url("/queue/status"), "application/json");
     assertEquals("app:/", restarted.visit(first, "/"));
     chrome.untilText("#position", "1");
     assertEquals("app:/", restarted.visit(second, "/"));

@@ -50,6 +50,8 @@ final class RoomFactory {
     set("room.mode", p.getMode(), b::mode);
     set("room.announcement", p.getAnnouncement(), b::announcement);
     set("room.admission-rate", p.getAdmissionRate(), b::admissionRate);
+    set("room.currency", p.getCurrency(), b::currency);
+    set("room.line-persisted", p.getLinePersisted(), b::linePersisted);
     if (p.getHtml() != null) {
       set("room.html", html(p), b::html);
     }

@@ -5,6 +5,7 @@ import dev.room.RoomMode;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Currency;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
@@ -95,6 +96,17 @@ public class RoomProperties {
 
   /** Admissions a second on top of capacity (default 0 = unlimited). */
   private Double admissionRate;
+
+  /**
+   * The ISO 4217 currency of skip-the-line prices (e.g. EUR), shown on the page; none by default.
+   */
+  private Currency currency;
+
+  /**
+   * Whether the line outlives a restart, so the page may promise a kept place (default: true for a
+   * Redis line, false in memory).
+   */
+  private Boolean linePersisted;
 
   /** The key that signs session grants; instances that share a line must share it. */
   private final SigningKey signingKey = new SigningKey();
@@ -380,6 +392,22 @@ public class RoomProperties {
 
   public void setAnnouncement(String announcement) {
     this.announcement = announcement;
+  }
+
+  public Currency getCurrency() {
+    return currency;
+  }
+
+  public void setCurrency(Currency currency) {
+    this.currency = currency;
+  }
+
+  public Boolean getLinePersisted() {
+    return linePersisted;
+  }
+
+  public void setLinePersisted(Boolean linePersisted) {
+    this.linePersisted = linePersisted;
   }
 
   public Double getAdmissionRate() {

@@ -33,6 +33,8 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
       "room.token-ttl=2m",
       "room.max-queue-depth=100",
       "room.bypass-paths=/static",
+      "room.currency=EUR",
+      "room.line-persisted=true",
       "server.tomcat.threads.max=20",
       "management.endpoints.web.exposure.include=health,room"
     })
@@ -66,6 +68,8 @@ class RoomStarterTest {
     assertThat(room.capacity()).isEqualTo(1);
     assertThat(room.tokenTtl()).isEqualTo(Duration.ofMinutes(2));
     assertThat(room.maxQueueDepth()).isEqualTo(100);
+    assertThat(room.currency()).isEqualTo(java.util.Currency.getInstance("EUR"));
+    assertThat(room.linePersisted()).isTrue();
     assertThat(registration.getFilter().room()).isSameAs(room);
     assertThat(registration.isAsyncSupported()).isTrue();
     assertThat(registration.getUrlPatterns()).containsExactly("/*");
