@@ -19,7 +19,7 @@ final class LineRestore {
   private static final int FIELDS = 17;
   private static final long MAX_KEY = (1L << 53) - 1;
 
-  /** The band of clients restored as ready, above every rank's (line.lua's CALLED). */
+  /** The band of clients restored as ready, above every rank's (lib/keys.lua's CALLED). */
   private static final long CALLED = Integer.MAX_VALUE;
 
   private static final SecureRandom RANDOM = new SecureRandom();

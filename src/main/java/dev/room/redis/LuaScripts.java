@@ -7,14 +7,18 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
- * The line's Lua scripts, read once from {@code line.lua}: each {@code --- script: name} section
- * with the file's common part prepended, and its SHA-1 for EVALSHA.
+ * The line's Lua scripts, read once: each {@code ops/<op>.lua} with the shared library ({@link
+ * #LIBRARY}, in that order) prepended, and its SHA-1 for EVALSHA.
  */
 final class LuaScripts {
-  /** The scripts, one per state transition or read. */
+  /**
+   * The scripts, one per state transition or read; each is {@code ops/<name in lower case>.lua}.
+   */
   enum Op {
     ENTER,
     EXIT,
@@ -40,29 +44,40 @@ final class LuaScripts {
     COMMIT,
     ABORT,
     PASS,
-    CHECK
+    CHECK;
+
+    /** The op's script, relative to this package. */
+    String file() {
+      return "ops/" + name().toLowerCase(Locale.ROOT) + ".lua";
+    }
   }
 
-  private static final String MARKER = "\n--- script: ";
+  /**
+   * The library's pieces, in the order they are prepended: each is Lua locals that use only the
+   * pieces before it (window's forward-declared {@code retire} is assigned in retire).
+   */
+  static final List<String> LIBRARY =
+      List.of(
+          "lib/keys.lua",
+          "lib/record.lua",
+          "lib/order.lua",
+          "lib/window.lua",
+          "lib/retire.lua",
+          "lib/lease.lua",
+          "lib/reply.lua");
 
   private final Map<Op, String> sources = new EnumMap<>(Op.class);
   private final Map<Op, String> shas = new EnumMap<>(Op.class);
 
   LuaScripts() {
-    String file = read();
-    String[] parts = file.split(MARKER);
-    String common = parts[0];
-    for (int i = 1; i < parts.length; i++) {
-      int eol = parts[i].indexOf('\n');
-      Op op = Op.valueOf(parts[i].substring(0, eol).strip().toUpperCase(java.util.Locale.ROOT));
-      String source = common + "\n" + parts[i].substring(eol + 1);
-      sources.put(op, source);
-      shas.put(op, sha1(source));
+    StringBuilder library = new StringBuilder();
+    for (String piece : LIBRARY) {
+      library.append(read(piece));
     }
     for (Op op : Op.values()) {
-      if (!sources.containsKey(op)) {
-        throw new IllegalStateException("line.lua has no script " + op);
-      }
+      String source = library + read(op.file());
+      sources.put(op, source);
+      shas.put(op, sha1(source));
     }
   }
 
@@ -74,10 +89,10 @@ final class LuaScripts {
     return shas.get(op);
   }
 
-  private static String read() {
-    try (InputStream in = LuaScripts.class.getResourceAsStream("line.lua")) {
+  private static String read(String name) {
+    try (InputStream in = LuaScripts.class.getResourceAsStream(name)) {
       if (in == null) {
-        throw new IllegalStateException("dev/room/redis/line.lua is missing from the jar");
+        throw new IllegalStateException("dev/room/redis/" + name + " is missing from the jar");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -85,7 +100,7 @@ final class LuaScripts {
     }
   }
 
-  private static String sha1(String s) {
+  static String sha1(String s) {
     try {
       byte[] d = MessageDigest.getInstance("SHA-1").digest(s.getBytes(StandardCharsets.UTF_8));
       StringBuilder b = new StringBuilder(40);

@@ -7,7 +7,7 @@ import java.util.Arrays;
  * on one Redis Cluster shard (its scripts touch only that shard) and different rooms spread out.
  */
 final class RoomKeys {
-  /** The keys every script receives, in the order {@code line.lua} names them. */
+  /** The keys every script receives, in the order the scripts' {@code lib/keys.lua} names them. */
   private static final String[] NAMES = {
     "meta", "tk", "line", "heads", "gsize", "ready", "rdyat", "act", "unseen", "passes", "leases",
     "held", "owners", "here", "aoff"

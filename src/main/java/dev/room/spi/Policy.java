@@ -29,7 +29,8 @@ public record Policy(
    * How long an offer made to a client not heard from yet (after an import nothing is in flight and
    * the first in line are offered before anyone polls) waits for a poll before it passes on: the
    * first-poll grace, or {@link #DEFAULT_AWAY_OFFER_WINDOW} when the grace is off, and never longer
-   * than {@link #readyTimeout}. {@code line.lua} applies the same rule.
+   * than {@link #readyTimeout}. {@code lib/retire.lua} (the Redis line's {@code lapsed}) applies
+   * the same rule.
    */
   public long awayOfferWindow() {
     return Math.min(firstPollGrace > 0 ? firstPollGrace : DEFAULT_AWAY_OFFER_WINDOW, readyTimeout);
