@@ -110,12 +110,16 @@ final class Cookies {
     return b.toString();
   }
 
-  /** The cookie path set, else the request's context path ({@code ""} at the root is {@code /}). */
+  /**
+   * The cookie path set, else the application's context path ({@code ""} at the root is {@code /}).
+   * The context's own path, not the request's: a request's is taken from the URI as sent, so a link
+   * to {@code /app;Domain=…/} would write attributes into the cookie.
+   */
   static String path(HttpServletRequest req, String set) {
     if (set != null) {
       return set;
     }
-    String context = req.getContextPath();
+    String context = req.getServletContext().getContextPath();
     return context == null || context.isEmpty() ? "/" : context;
   }
 }

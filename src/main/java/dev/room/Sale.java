@@ -231,7 +231,7 @@ final class Sale {
     int wanted;
     try {
       wanted = c.onSample(now, latencyMillis, failed, inFlight, capacity);
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // user code: anything it throws is caught
       room.userCode().failed(room.displayName(), "capacity controller", e);
       return;
     }

@@ -156,7 +156,7 @@ final class StatusEndpoint {
     }
     try {
       return rate.ratePerPosition(room.queueDepth());
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // user code: anything it throws is caught
       room.userCode().failed(room.displayName(), "rate function", e);
       return null;
     }

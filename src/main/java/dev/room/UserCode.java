@@ -23,8 +23,16 @@ final class UserCode {
     this.clock = clock;
   }
 
-  /** Records that the callback {@code what} threw {@code e}. */
-  void failed(String room, String what, RuntimeException e) {
+  /**
+   * Records that the callback {@code what} threw {@code e}. Anything a callback throws counts, an
+   * {@code Error} or a checked exception thrown undeclared (Kotlin, {@code @SneakyThrows}) too;
+   * only the JVM's own failures ({@link VirtualMachineError}: out of memory, stack overflow) are
+   * thrown on, since nothing is sound after one.
+   */
+  void failed(String room, String what, Throwable e) {
+    if (e instanceof VirtualMachineError fatal) {
+      throw fatal;
+    }
     long n = failures.incrementAndGet();
     long now = clock.millis();
     long next = nextLogAt.get();

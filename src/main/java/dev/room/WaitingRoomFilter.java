@@ -321,7 +321,7 @@ public final class WaitingRoomFilter implements Filter {
     }
     try {
       return Checks.clientKey(keyFn.apply(req));
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // user code: anything it throws is caught
       r.userCode().failed(r.displayName(), "client-key function", e);
       return "";
     }
@@ -455,7 +455,8 @@ public final class WaitingRoomFilter implements Filter {
       return;
     }
     String statusUrl =
-        req.getContextPath() + (statusPath != null ? statusPath : r.defaultStatusPath());
+        req.getServletContext().getContextPath()
+            + (statusPath != null ? statusPath : r.defaultStatusPath());
     byte[] page = r.web().page.render(r, req, position, outcome, statusUrl);
     StatusEndpoint.pagePolicy(res);
     res.setStatus(closed ? 503 : 200);
@@ -503,7 +504,8 @@ public final class WaitingRoomFilter implements Filter {
       return;
     }
     String statusUrl =
-        req.getContextPath() + (statusPath != null ? statusPath : r.defaultStatusPath());
+        req.getServletContext().getContextPath()
+            + (statusPath != null ? statusPath : r.defaultStatusPath());
     byte[] page = Pages.unavailable(r.linePersisted(), statusUrl);
     StatusEndpoint.pagePolicy(res);
     res.setStatus(503);
@@ -586,7 +588,7 @@ public final class WaitingRoomFilter implements Filter {
   private boolean bypassedBy(HttpServletRequest req) {
     try {
       return bypass.test(req);
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // user code: anything it throws is caught
       WaitingRoom r = room;
       r.userCode().failed(r.displayName(), "bypass predicate", e);
       return false;

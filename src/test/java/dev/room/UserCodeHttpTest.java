@@ -180,4 +180,42 @@ class UserCodeHttpTest {
     app.releaseOne();
     holder.join();
   }
+
+  /** Throws {@code t} whatever its type, as Kotlin or {@code @SneakyThrows} code can. */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> RuntimeException undeclared(Throwable t) throws T {
+    throw (T) t;
+  }
+
+  @Test
+  void aControllerThrowingAnErrorTurnedTheApplicationsAnswerIntoA500() throws Exception {
+    room.setCapacityController(
+        (now, latency, failed, inFlight, capacity) -> {
+          throw new AssertionError("controller bug");
+        });
+    app.parkRequests(false);
+    HttpResponse<String> r = new Browser().get(jetty.url("/item"));
+    assertEquals(200, r.statusCode(), "the application's answer, not a 500");
+    until(() -> room.inFlight() == 0, "the slot to come back");
+    assertEquals(1, room.callbackFailures());
+  }
+
+  @Test
+  void aBypassPredicateThrowingAnUndeclaredCheckedExceptionGaveA500() throws Exception {
+    room.setCapacityController(null);
+    jetty.close();
+    jetty = new JettyHarness();
+    jetty.filter(
+        new WaitingRoomFilter(room)
+            .bypass(
+                req -> {
+                  throw undeclared(new IOException("a predicate written in Kotlin"));
+                }));
+    jetty.servlet(app, "/*");
+    jetty.start();
+    app.parkRequests(false);
+    HttpResponse<String> r = new Browser().get(jetty.url("/item"));
+    assertEquals(200, r.statusCode(), "gated as if the predicate had said no");
+    assertEquals(1, room.callbackFailures());
+  }
 }
