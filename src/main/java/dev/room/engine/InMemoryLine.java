@@ -4,7 +4,6 @@ import dev.room.TicketInfo;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
 import dev.room.spi.Move;
-import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -22,9 +21,11 @@ import java.util.function.Predicate;
  * slots), the {@link LineIndex} (waiting tickets in line order), the {@link ServingWindow} (the
  * ready list, the counts and the allowance; hands free slots to the first present waiters), the
  * {@link TokenTable} (token to ticket), the {@link Retirement} path, the {@link Promoter} (every
- * move within the line), the {@link PassBook}, and the chunked {@link LineReader} and {@link
- * LineArchive}. Only the pass book is thread-safe on its own; the rest is guarded by this line's
- * lock, and the window's counts and allowance are volatile for the fast path.
+ * move within the line), the {@link TicketDesk} (arrive, poll, claim), the {@link PassBook}, and
+ * the chunked {@link LineReader} and {@link LineArchive}. Only the pass book is thread-safe on its
+ * own; the rest is guarded by this line's lock, and the window's counts and allowance are volatile
+ * for the fast path. The fast path itself ({@link #tryEnter}, {@link #exit}) lives here, next to
+ * the notes on its races.
  *
  * <p>Exactly once. A ticket lives in the token table while it is WAITING or READY; leaving it
  * (admission in {@link ServingWindow#admitReady} or {@link Retirement}) is the single atomic step
@@ -72,6 +73,7 @@ public final class InMemoryLine implements Line {
   private final ServingWindow window;
   private final Retirement retirement;
   private final Promoter promoter;
+  private final TicketDesk desk;
   private final PassBook passes = new PassBook();
   private final LineReader reader;
   private final LineArchive archive;
@@ -82,6 +84,7 @@ public final class InMemoryLine implements Line {
     this.window = new ServingWindow(gate, index, tokens);
     this.retirement = new Retirement(tokens, index, window);
     this.promoter = new Promoter(index, tokens, counter, window);
+    this.desk = new TicketDesk(tokens, index, counter, window, retirement, promoter);
     this.reader = new LineReader(lock, index, tokens, window);
     this.archive = new LineArchive(lock, index, window);
   }
@@ -218,99 +221,21 @@ public final class InMemoryLine implements Line {
   public long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy p) {
     synchronized (lock) {
       used = true;
-      if (p.maxQueueDepth() > 0 && window.waiting() >= p.maxQueueDepth()) {
-        return Outcome.of(Outcome.REJECTED, 0, 0);
-      }
-      Ticket t = new Ticket(hi, lo, counter.next());
-      if (!tokens.add(t)) {
-        return Outcome.of(Outcome.UNKNOWN, 0, 0); // a 2^-128 collision: the caller retries
-      }
-      t.issuedAt = counter.issuedAt(now);
-      t.lastActivity = now;
-      t.cookiesSentAt = now;
-      t.clientKey = clientKey;
-      t.hasPass = toFront;
-      boolean front = promoter.place(t, toFront);
-      window.queued();
-      window.rebalance(now);
-      if (t.state == Ticket.READY) {
-        window.admitReady(t);
-        return Outcome.of(Outcome.ADMITTED, 0, 0);
-      }
-      return Outcome.of(Outcome.WAITING, index.position(t), front ? Outcome.PROMOTED : 0);
+      return desk.arrive(hi, lo, clientKey, toFront, now, p);
     }
   }
 
   @Override
   public long poll(long hi, long lo, long now, Policy p) {
     synchronized (lock) {
-      Ticket t = tokens.get(hi, lo);
-      if (t == null) {
-        return Outcome.of(Outcome.UNKNOWN, 0, 0);
-      }
-      if (Retirement.expired(t, now, p)) {
-        return retirement.retireExpired(t, now);
-      }
-      long flags = window.lapseIfDue(t, now, p);
-      if (t.polled && now - t.lastPoll < p.pollInterval()) {
-        flags |= Outcome.RATE_LIMITED;
-      } else {
-        t.lastPoll = now;
-        t.polled = true;
-        t.reloaded = false;
-      }
-      t.lastActivity = now;
-      t.seen = true;
-      if (t.resend || now - t.cookiesSentAt >= p.cookieRefresh()) {
-        t.resend = false;
-        t.cookiesSentAt = now;
-        flags |= Outcome.REFRESH_COOKIES;
-      }
-      if (t.away) {
-        window.present(t, now);
-      }
-      if (t.state == Ticket.READY) {
-        if (!t.told) {
-          t.told = true;
-          t.readyAt = now; // the claim deadline runs from when the client learns of it
-          flags |= Outcome.FIRST_READY;
-        }
-        return Outcome.of(Outcome.READY, 0, flags);
-      }
-      return Outcome.of(Outcome.WAITING, index.position(t), flags);
+      return desk.poll(hi, lo, now, p);
     }
   }
 
   @Override
   public long claim(long hi, long lo, long now, Policy p) {
     synchronized (lock) {
-      Ticket t = tokens.get(hi, lo);
-      if (t == null) {
-        return Outcome.of(Outcome.UNKNOWN, 0, 0);
-      }
-      if (Retirement.expired(t, now, p)) {
-        return retirement.retireExpired(t, now);
-      }
-      long flags = window.lapseIfDue(t, now, p);
-      if (t.away) {
-        window.present(t, now);
-      }
-      if (t.state == Ticket.READY) {
-        window.admitReady(t);
-        return Outcome.of(Outcome.ADMITTED, 0, flags);
-      }
-      t.lastActivity = now;
-      t.seen = true;
-      if (t.reloaded && now - t.lastPoll < p.pollInterval()) {
-        // a reload is a poll in disguise: one per poll interval, no cookies re-sent; the page's
-        // own poll just before is the room's doing, so it does not count against the visitor
-        return Outcome.of(Outcome.WAITING, index.position(t), flags | Outcome.RATE_LIMITED);
-      }
-      t.lastPoll = now;
-      t.polled = true;
-      t.reloaded = true;
-      t.cookiesSentAt = now;
-      return Outcome.of(Outcome.WAITING, index.position(t), flags);
+      return desk.claim(hi, lo, now, p);
     }
   }
 
