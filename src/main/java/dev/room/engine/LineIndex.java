@@ -206,6 +206,13 @@ final class LineIndex {
     root = null;
   }
 
+  /** Takes over {@code other}'s tickets (this index is empty), leaving {@code other} empty. */
+  void takeAll(LineIndex other) {
+    root = other.root;
+    seed = other.seed;
+    other.root = null;
+  }
+
   private Ticket successor(Ticket t) {
     Ticket n = root;
     Ticket best = null;

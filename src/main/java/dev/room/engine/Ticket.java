@@ -87,6 +87,20 @@ final class Ticket {
     this.number = number;
   }
 
+  /** A probe for index searches: a ticket with only an ordering key. */
+  static Ticket probe(int band, long place, long order) {
+    Ticket k = new Ticket(0, 0, 0);
+    k.band = band;
+    k.place = place;
+    k.order = order;
+    return k;
+  }
+
+  /** A probe holding {@code t}'s ordering key, for resuming a walk after {@code t}. */
+  static Ticket keyOf(Ticket t) {
+    return probe(t.band, t.place, t.order);
+  }
+
   boolean sameGroup(Ticket other) {
     return other != null && band == other.band && place == other.place;
   }

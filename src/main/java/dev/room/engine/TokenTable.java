@@ -112,6 +112,13 @@ final class TokenTable {
     size = 0;
   }
 
+  /** Takes over {@code other}'s tickets (this table is empty), leaving {@code other} empty. */
+  void takeAll(TokenTable other) {
+    slots = other.slots;
+    size = other.size;
+    other.clear();
+  }
+
   private void resize(int capacity) {
     Ticket[] old = slots;
     Ticket[] s = new Ticket[capacity];

@@ -1,0 +1,282 @@
+package dev.room.engine;
+
+import dev.room.spi.Line;
+import dev.room.spi.Outcome;
+import dev.room.spi.Policy;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The serving window: who may enter. It holds the ready list (tickets each holding one reserved
+ * slot), the waiting and ready counts, the allowance and the in-flight count, and hands free slots
+ * to the first <em>present</em> waiters ({@link #rebalance}), offers, lapses offers and admits.
+ *
+ * <p>The counts and the allowance are volatile: the fast path reads them without the lock. Every
+ * other method is called with the owning line's lock held; a path that queues a ticket publishes
+ * the new waiting count before a slot it frees, so the lock-free fast path sees that someone waits.
+ */
+final class ServingWindow {
+  private final SlotGate gate;
+  private final LineIndex index;
+  private final TokenTable tokens;
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  private Ticket readyHead;
+  private Ticket readyTail;
+  private volatile long waitingCount;
+  private volatile long readyCount;
+  private volatile long allowance = Line.UNLIMITED;
+  private volatile long allowanceChangedAt;
+
+  ServingWindow(SlotGate gate, LineIndex index, TokenTable tokens) {
+    this.gate = gate;
+    this.index = index;
+    this.tokens = tokens;
+  }
+
+  long waiting() {
+    return waitingCount;
+  }
+
+  long ready() {
+    return readyCount;
+  }
+
+  int inFlight() {
+    return inFlight.get();
+  }
+
+  long allowance() {
+    return allowance;
+  }
+
+  /** When the allowance last changed; stands in for now when the fast path gives a slot back. */
+  long allowanceChangedAt() {
+    return allowanceChangedAt;
+  }
+
+  /** The first ready ticket (the rest follow through {@link Ticket#right}), or null. */
+  Ticket firstReady() {
+    return readyHead;
+  }
+
+  void setAllowance(long allowance, long now) {
+    this.allowance = allowance;
+    allowanceChangedAt = now;
+    rebalance(now);
+  }
+
+  void addAllowance(long n, long max, long now) {
+    long a = allowance;
+    if (a != Line.UNLIMITED && a < max && n > 0) {
+      allowance = a + Math.min(n, max - a);
+      allowanceChangedAt = now;
+    }
+    rebalance(now);
+  }
+
+  /** Counts in an admission whose slot was just taken, using one of a limited allowance. */
+  void enterMetered() {
+    if (allowance != Line.UNLIMITED) {
+      allowance--;
+    }
+    inFlight.incrementAndGet();
+  }
+
+  /** Counts in a fast-path admission whose slot was just taken; lock-free, allocation-free. */
+  void enter() {
+    inFlight.incrementAndGet();
+  }
+
+  /** Counts out a finished admission and frees its slot; the caller rebalances if someone waits. */
+  void leave() {
+    inFlight.decrementAndGet();
+    gate.release();
+  }
+
+  /** Gives back the slot a retired ready ticket held; the caller hands it on. */
+  void releaseReserved() {
+    gate.release();
+  }
+
+  boolean slotFree() {
+    return gate.available() > 0;
+  }
+
+  /** Takes a free slot for an {@link #offer}. */
+  boolean tryReserve() {
+    return gate.tryAcquire();
+  }
+
+  /** Counts in waiting ticket {@code t}, already in the index. */
+  void queued() {
+    waitingCount++;
+  }
+
+  /** Takes waiting {@code t} out of the index. */
+  void dequeue(Ticket t) {
+    index.remove(t);
+    waitingCount--;
+  }
+
+  /** After a restore: the index was filled at once. */
+  void restored() {
+    waitingCount = index.size();
+  }
+
+  /** Hands free slots to the first present waiters, as far as the allowance goes. */
+  void rebalance(long now) {
+    while (allowance > 0 && index.present() > 0 && gate.tryAcquire()) {
+      offer(index.firstPresent(), now);
+    }
+  }
+
+  /**
+   * After an import: nothing is in flight and nobody has polled yet, so the first in line are
+   * offered the free slots, away or not; an offer to an away client lapses after the {@linkplain
+   * Policy#awayOfferWindow() shorter window}.
+   */
+  void offerFirst(long now) {
+    while (allowance > 0 && waitingCount > 0 && gate.tryAcquire()) {
+      offer(index.first(), now);
+    }
+  }
+
+  /** Turns waiting {@code t} ready, holding a slot already taken from the gate. */
+  void offer(Ticket t, long now) {
+    if (allowance != Line.UNLIMITED) {
+      allowance--;
+    }
+    dequeue(t);
+    t.state = Ticket.READY;
+    t.readyAt = now;
+    t.told = false;
+    t.left = readyTail;
+    t.right = null;
+    if (readyTail == null) {
+      readyHead = t;
+    } else {
+      readyTail.right = t;
+    }
+    readyTail = t;
+    readyCount++;
+  }
+
+  /** Whether ready {@code t}'s offer has lapsed. */
+  static boolean lapsed(Ticket t, long now, Policy p) {
+    return t.state == Ticket.READY && p.offerLapsed(now, t.readyAt, t.away);
+  }
+
+  /**
+   * Ends ready {@code t}'s offer without ending the ticket: its slot is given back (the caller
+   * hands it on) and it waits again at its own place, {@code away} unless its client is the one
+   * calling. Returns whether its client had been told (a {@code TIMEOUT}).
+   */
+  boolean lapse(Ticket t, boolean away) {
+    boolean told = t.told;
+    unlinkReady(t);
+    t.state = Ticket.WAITING;
+    t.told = false;
+    t.away = away;
+    index.insert(t);
+    waitingCount++; // published before the slot is: the fast path sees someone waits
+    gate.release();
+    return told;
+  }
+
+  /**
+   * For a poll or claim of {@code t}: lapses its due offer, returning {@link Outcome#TIMED_OUT} if
+   * told. Its client is heard from now, so it waits present and, standing ahead of everyone it was
+   * offered before, gets the slot back unless a present client ahead of it takes it.
+   */
+  long lapseIfDue(Ticket t, long now, Policy p) {
+    if (!lapsed(t, now, p)) {
+      return 0;
+    }
+    boolean told = lapse(t, false);
+    rebalance(now);
+    return told ? Outcome.TIMED_OUT : 0;
+  }
+
+  /**
+   * Its client was heard from: an away waiter is passed over no more (standing ahead, it is offered
+   * the next slot, at once if one is free); an offer made while away now runs its full timeout from
+   * when the client is told.
+   */
+  void present(Ticket t, long now) {
+    if (t.state == Ticket.READY) {
+      t.away = false;
+    } else {
+      index.setAway(t, false);
+      rebalance(now);
+    }
+  }
+
+  /** Turns a ready ticket's reserved slot into an admission: the ticket ends here. */
+  void admitReady(Ticket t) {
+    tokens.remove(t);
+    unlinkReady(t);
+    t.state = Ticket.GONE;
+    inFlight.incrementAndGet();
+  }
+
+  /** Takes ready {@code t} off the ready list; its slot stays taken until the caller frees it. */
+  void unlinkReady(Ticket t) {
+    if (t.left == null) {
+      readyHead = t.right;
+    } else {
+      t.left.right = t.right;
+    }
+    if (t.right == null) {
+      readyTail = t.left;
+    } else {
+      t.right.left = t.left;
+    }
+    t.left = null;
+    t.right = null;
+    readyCount--;
+  }
+
+  /**
+   * Checks the window's invariants against the gate, the index and the token store.
+   *
+   * @throws IllegalStateException naming the first invariant that does not hold
+   */
+  void checkInvariants() {
+    long ready = 0;
+    for (Ticket r = readyHead; r != null; r = r.right) {
+      require(r.state == Ticket.READY, "ready list holds a ticket that is not READY");
+      require(tokens.get(r.hi, r.lo) == r, "a ready ticket is missing from the token store");
+      ready++;
+    }
+    require(ready == readyCount, "ready count " + readyCount + " != ready list " + ready);
+    require(index.size() == waitingCount, "index " + index.size() + " != waiting " + waitingCount);
+    require(tokens.size() == waitingCount + readyCount, "token store size mismatch");
+    for (Ticket r = readyHead; r != null; r = r.right) {
+      require(!(r.away && r.told), "a ready ticket is away although its client was told");
+    }
+    long[] present = {0};
+    index.forEach(
+        Integer.MAX_VALUE,
+        t -> {
+          require(t.state == Ticket.WAITING && tokens.get(t.hi, t.lo) == t, "bad waiter");
+          present[0] += t.away ? 0 : 1;
+        });
+    require(
+        present[0] == index.present(), "present count " + index.present() + " != " + present[0]);
+    int held = inFlight.get() + (int) readyCount;
+    require(
+        gate.available() == gate.capacity() - held,
+        "free slots " + gate.available() + " != capacity - held " + (gate.capacity() - held));
+    require(
+        index.present() == 0 || allowance == 0 || gate.available() <= 0,
+        "a slot is free while present clients wait and the allowance allows");
+    require(allowance >= 0, "negative allowance");
+    require(inFlight.get() >= 0, "negative in-flight");
+  }
+
+  private static void require(boolean ok, String what) {
+    if (!ok) {
+      throw new IllegalStateException("line invariant broken: " + what);
+    }
+  }
+}
