@@ -81,7 +81,7 @@ public final class InMemoryLine implements Line {
 
   public InMemoryLine(int capacity) {
     this.gate = new SlotGate(capacity);
-    this.window = new ServingWindow(gate, index, tokens);
+    this.window = new ServingWindow(gate, index, tokens, counter);
     this.retirement = new Retirement(tokens, index, window);
     this.promoter = new Promoter(index, tokens, counter, window);
     this.desk = new TicketDesk(tokens, index, counter, window, retirement, promoter);

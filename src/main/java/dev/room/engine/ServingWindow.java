@@ -18,6 +18,7 @@ final class ServingWindow {
   private final SlotGate gate;
   private final LineIndex index;
   private final TokenTable tokens;
+  private final TicketCounter counter;
   private final AtomicInteger inFlight = new AtomicInteger();
 
   private Ticket readyHead;
@@ -27,10 +28,11 @@ final class ServingWindow {
   private volatile long allowance = Line.UNLIMITED;
   private volatile long allowanceChangedAt;
 
-  ServingWindow(SlotGate gate, LineIndex index, TokenTable tokens) {
+  ServingWindow(SlotGate gate, LineIndex index, TokenTable tokens, TicketCounter counter) {
     this.gate = gate;
     this.index = index;
     this.tokens = tokens;
+    this.counter = counter;
   }
 
   long waiting() {
@@ -177,6 +179,14 @@ final class ServingWindow {
     t.state = Ticket.WAITING;
     t.told = false;
     t.away = away;
+    if (!t.promoted) {
+      // The holder of the place comes back behind whoever was promoted into it meanwhile, as it
+      // stands behind every client promoted into its tie.
+      Ticket last = index.before(Ticket.probe(t.band, t.place, Long.MAX_VALUE));
+      if (last != null && last.sameGroup(t)) {
+        t.order = counter.next();
+      }
+    }
     index.insert(t);
     waitingCount++; // published before the slot is: the fast path sees someone waits
     gate.release();

@@ -1545,6 +1545,32 @@ public abstract class LineContractTest {
     assertEquals(List.of(b, a, c, d), admitted);
   }
 
+  /**
+   * Regression (review): a holder whose offer lapsed went back into its tie with its old order,
+   * ahead of a client promoted into the tie while it held the offer, and was offered again first.
+   */
+  @Test
+  void aHolderWhoseOfferLapsedCameBackAheadOfClientsPromotedIntoItsTie() {
+    Line l = line(1);
+    fill(l);
+    Client h = waiter(l, 1);
+    Client p1 = waiter(l, 2);
+    l.promote(p1.hi(), p1.lo(), 1); // tie: p1, then h
+    l.exit(now()); // p1 is offered
+    clock.advanceMillis(OFFER);
+    l.evict(now(), policy); // p1's offer lapses (away), h is offered
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, h)));
+    Client q = waiter(l, 2);
+    l.promote(q.hi(), q.lo(), 1); // q ties into h's place while h holds the offer
+    assertEquals(tokens(h, p1, q), order(l));
+    clock.advanceMillis(OFFER);
+    poll(l, h); // h's offer lapses: h waits again, behind those promoted into its place
+    assertEquals(tokens(q, p1, h), order(l), "the promoted first, the holder of the place last");
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, q)), "q, present, is offered the slot");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(q.hi(), q.lo(), now(), policy)));
+    l.exit(now());
+  }
+
   @Test
   void aLapsedOfferComesBackIntoItsTieGroup() {
     Line l = line(1);

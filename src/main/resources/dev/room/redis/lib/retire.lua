@@ -43,6 +43,11 @@ local function lapse(token, t, awayFlag)
   t[STATE] = WAITING
   t[TOLD] = 0
   t[AWAY] = awayFlag
+  -- The holder of the place comes back behind whoever was promoted into it meanwhile, as it
+  -- stands behind every client promoted into its tie.
+  if t[PROMOTED] == 0 and redis.call('HEXISTS', GSIZE, group(t[BAND], t[PLACE])) == 1 then
+    t[ORDER] = redis.call('HINCRBY', META, 'counter', 1)
+  end
   save(token, t)
   enqueue(t, token)
   return told
