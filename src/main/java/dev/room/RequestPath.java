@@ -38,9 +38,13 @@ final class RequestPath implements SlotReleaser {
     this.settings = settings;
   }
 
-  /** The room is built: its policy follows the settings from now on, and the reaper runs. */
-  void start(Reaper reaper) {
+  /** The room's settings are applied: the line's policy follows them from now on. */
+  void start() {
     this.policy = settings.policy();
+  }
+
+  /** The reaper a setting change reschedules; set once it runs, after {@link #start}. */
+  void reaper(Reaper reaper) {
     this.reaper = reaper;
   }
 

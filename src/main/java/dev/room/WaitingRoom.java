@@ -89,11 +89,12 @@ public final class WaitingRoom implements AutoCloseable {
     this.transfer = new LineTransfer(clock, line, sale, path::policy);
     b.apply(this);
     sale.start(clock.millis());
+    path.start();
     Reaper r =
         b.reaperTimer == null
             ? new Reaper("", path::evictExpired, settings::reaperCadenceMillis)
             : new Reaper(path::evictExpired, settings::reaperCadenceMillis, b.reaperTimer);
-    path.start(r);
+    path.reaper(r);
     this.reaper = r;
   }
 
