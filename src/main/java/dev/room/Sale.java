@@ -8,6 +8,8 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntConsumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +55,11 @@ final class Sale {
   static final long NEAR_FRONT = 10;
   static final int MAX_ANNOUNCEMENT = 1000;
 
-  private final WaitingRoom room;
+  private final EventSink events;
   private final Line line;
+  private final IntConsumer capacity;
+  private final Supplier<String> displayName;
+  private final UserCode userCode;
   private final AdmissionPacer pacer;
   private final AdmissionMeter meter = new AdmissionMeter(30_000);
   private volatile RoomMode mode = RoomMode.OPEN;
@@ -63,9 +68,21 @@ final class Sale {
   private volatile Presale presale;
   private volatile CapacityController controller;
 
-  Sale(WaitingRoom room, Line line) {
-    this.room = room;
+  /**
+   * A sale over {@code line}, publishing to {@code events}; a capacity controller's decisions go to
+   * {@code capacity}, and its failures are counted by {@code userCode}.
+   */
+  Sale(
+      EventSink events,
+      Line line,
+      IntConsumer capacity,
+      Supplier<String> displayName,
+      UserCode userCode) {
+    this.events = events;
     this.line = line;
+    this.capacity = capacity;
+    this.displayName = displayName;
+    this.userCode = userCode;
     this.pacer = new AdmissionPacer(line);
   }
 
@@ -87,16 +104,16 @@ final class Sale {
       mode = next;
       applyGate(now);
       // queued in order, carrying this mode
-      room.fire(Event.MODE, "", "", false, next.name().toLowerCase(java.util.Locale.ROOT));
+      events.fire(Event.MODE, "", "", false, next.name().toLowerCase(java.util.Locale.ROOT));
     }
     if (next == RoomMode.PASSTHROUGH) {
       LOG.warn(
           "room {}: PASSTHROUGH: the waiting room is OFF; every request goes straight to the"
               + " application (was {})",
-          room.displayName(),
+          displayName.get(),
           previous);
     } else {
-      LOG.info("room {}: mode {} (was {})", room.displayName(), next, previous);
+      LOG.info("room {}: mode {} (was {})", displayName.get(), next, previous);
     }
   }
 
@@ -232,11 +249,11 @@ final class Sale {
     try {
       wanted = c.onSample(now, latencyMillis, failed, inFlight, capacity);
     } catch (Throwable e) { // user code: anything it throws is caught
-      room.userCode().failed(room.displayName(), "capacity controller", e);
+      userCode.failed(displayName.get(), "capacity controller", e);
       return;
     }
     if (wanted >= 1 && wanted != capacity) {
-      room.setCapacity(wanted);
+      this.capacity.accept(wanted);
     }
   }
 
@@ -363,7 +380,7 @@ final class Sale {
     }
     LOG.info(
         "room {}: pre-sale draw: {} arrivals placed at random; seed {} (SHA-256 {})",
-        room.displayName(),
+        displayName.get(),
         n,
         PresaleDraw.hex(p.seed()),
         p.seedHash());

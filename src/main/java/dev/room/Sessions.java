@@ -9,6 +9,8 @@ import dev.room.spi.Tokens;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The SESSIONS admission mode: shopping sessions that hold slots, and the signed grants that let
@@ -31,7 +33,11 @@ final class Sessions {
   static final Duration DEFAULT_DURATION = Duration.ofMinutes(10);
   static final Duration DEFAULT_MAX_DURATION = Duration.ofMinutes(60);
 
-  private final WaitingRoom room;
+  private final EventSink events;
+  private final SlotReleaser slots;
+  private final Supplier<String> name;
+  private final TicketClaim claims;
+  private final LongSupplier live;
   private final KeyRing keys = new KeyRing();
   private final SessionRegistry registry = new SessionRegistry();
   private final AtomicLong generation = new AtomicLong();
@@ -41,8 +47,28 @@ final class Sessions {
   volatile Duration duration = DEFAULT_DURATION;
   volatile Duration maxDuration = DEFAULT_MAX_DURATION;
 
-  Sessions(WaitingRoom room) {
-    this.room = room;
+  /** A ticket's claim of its slot on the line, with the events it implies. */
+  @FunctionalInterface
+  interface TicketClaim {
+    long claim(long hi, long lo, long now);
+  }
+
+  /**
+   * Sessions publishing to {@code events}, giving ended sessions' slots back to {@code slots},
+   * binding grants to the room's {@code name}, claiming tickets through {@code claims} while the
+   * line holds anyone ({@code live}).
+   */
+  Sessions(
+      EventSink events,
+      SlotReleaser slots,
+      Supplier<String> name,
+      TicketClaim claims,
+      LongSupplier live) {
+    this.events = events;
+    this.slots = slots;
+    this.name = name;
+    this.claims = claims;
+    this.live = live;
     for (int i = 0; i < claimLocks.length; i++) {
       claimLocks[i] = new Object();
     }
@@ -80,13 +106,13 @@ final class Sessions {
             duration.toMillis(),
             Math.max(duration.toMillis(), maxDuration.toMillis()),
             generation.get());
-    room.fire(Event.CLAIM, s.id(), "", false);
+    events.fire(Event.CLAIM, s.id(), "", false);
     return s;
   }
 
   /** The grant for {@code s}, valid until {@code until} (its expiry when renewed). */
   String grant(Session s, long now, long until) {
-    return Grants.sign(keys, new Grants.Grant(room.name(), s.generation(), s.id(), now, until));
+    return Grants.sign(keys, new Grants.Grant(name.get(), s.generation(), s.id(), now, until));
   }
 
   /**
@@ -106,10 +132,10 @@ final class Sessions {
       if (again != null) {
         return new Claim(again, 0);
       }
-      if (room.liveQueueDepth() == 0) {
+      if (live.getAsLong() == 0) {
         return new Claim(null, Outcome.of(Outcome.UNKNOWN, 0, 0));
       }
-      long o = room.claim(Tokens.hi(ticket), Tokens.lo(ticket), now);
+      long o = claims.claim(Tokens.hi(ticket), Tokens.lo(ticket), now);
       if (Outcome.kind(o) == Outcome.ADMITTED) {
         return new Claim(start(ticket, now), o);
       }
@@ -134,7 +160,7 @@ final class Sessions {
 
   /** What a grant admits, or null (firing GRANT_REJECTED) when it admits nothing. */
   Admitted check(String grant, long now) {
-    Grants.Check c = Grants.verify(keys, grant, room.name(), generation.get(), now);
+    Grants.Check c = Grants.verify(keys, grant, name.get(), generation.get(), now);
     Session s = null;
     String why = null;
     if (c.rejection() == Grants.Rejection.EXPIRED) {
@@ -153,7 +179,7 @@ final class Sessions {
       }
     }
     if (why != null) {
-      room.fire(Event.GRANT_REJECTED, "", "", false, why);
+      events.fire(Event.GRANT_REJECTED, "", "", false, why);
       return null;
     }
     return new Admitted(s, c.grant().expiresAt());
@@ -182,8 +208,8 @@ final class Sessions {
     if (!registry.end(s)) {
       return false;
     }
-    room.exitSlot();
-    room.fire(Event.SESSION_END, s.id(), "", false, detail);
+    slots.exitSlot();
+    events.fire(Event.SESSION_END, s.id(), "", false, detail);
     return true;
   }
 
@@ -194,8 +220,8 @@ final class Sessions {
 
   private void expire(Session s) {
     if (registry.end(s)) {
-      room.exitSlot();
-      room.fire(Event.SESSION_EXPIRE, s.id(), "", false);
+      slots.exitSlot();
+      events.fire(Event.SESSION_EXPIRE, s.id(), "", false);
     }
   }
 
@@ -204,8 +230,8 @@ final class Sessions {
     int n = 0;
     for (Session s : registry.expired(now)) {
       if (registry.end(s)) {
-        room.exitSlot();
-        room.fire(Event.SESSION_EXPIRE, s.id(), "", false);
+        slots.exitSlot();
+        events.fire(Event.SESSION_EXPIRE, s.id(), "", false);
         n++;
       }
     }

@@ -3,24 +3,17 @@ package dev.room;
 import dev.room.engine.EventBus;
 import dev.room.engine.InMemoryLine;
 import dev.room.engine.Reaper;
-import dev.room.engine.Smoother;
 import dev.room.spi.Line;
-import dev.room.spi.LineEntry;
-import dev.room.spi.Move;
-import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
-import dev.room.spi.Tokens;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Currency;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -68,25 +61,16 @@ public final class WaitingRoom implements AutoCloseable {
 
   private final InstantSource clock;
   private final Line line;
-  private final EventBus events;
-  private final Reaper reaper;
-  private final Smoother utilization = new Smoother(10_000);
-  private final Sale sale;
-  private final Object edges = new Object();
-  private volatile boolean full;
-
-  private volatile Duration tokenTtl = DEFAULT_TOKEN_TTL;
-  private volatile Duration reaperInterval = DEFAULT_REAPER_INTERVAL;
-  private volatile Duration firstPollGrace = Duration.ZERO;
-  private volatile Duration offerTimeout = DEFAULT_OFFER_TIMEOUT;
-  private volatile long maxQueueDepth;
-  private volatile int queueFullStatus = 503;
-  private volatile Duration passDuration = Duration.ZERO;
-  private volatile String name = "";
-  private volatile Policy policy;
+  private final RoomSettings settings = new RoomSettings();
   private final Web web = new Web();
-  private final Sessions sessions = new Sessions(this);
   private final UserCode userCode;
+  private final RoomEvents events;
+  private final Sale sale;
+  private final Sessions sessions;
+  private final RequestPath path;
+  private final LineDesk desk;
+  private final LineTransfer transfer;
+  private final Reaper reaper;
 
   private WaitingRoom(Builder b) {
     this.clock = b.clock;
@@ -95,16 +79,23 @@ public final class WaitingRoom implements AutoCloseable {
     if (b.line != null && b.capacity > 0) {
       line.setCapacity(b.capacity, clock.millis());
     }
-    this.events = new EventBus("");
     web.linePersisted = !(line instanceof InMemoryLine);
-    this.sale = new Sale(this, line);
+    this.events = new RoomEvents(line, this::inFlight);
+    this.sale = new Sale(events, line, this::setCapacity, settings::displayName, userCode);
+    this.sessions =
+        new Sessions(events, this::exitSlot, () -> settings.name, this::claim, line::live);
+    this.path = new RequestPath(clock, line, sale, sessions, events, settings);
+    this.desk = new LineDesk(clock, line, events, settings, web);
+    this.transfer = new LineTransfer(clock, line, sale, path::policy);
     b.apply(this);
     sale.start(clock.millis());
-    this.policy = buildPolicy();
-    this.reaper =
+    path.start();
+    Reaper r =
         b.reaperTimer == null
-            ? new Reaper("", this::evictExpired, this::reaperCadenceMillis)
-            : new Reaper(this::evictExpired, this::reaperCadenceMillis, b.reaperTimer);
+            ? new Reaper("", path::evictExpired, settings::reaperCadenceMillis)
+            : new Reaper(path::evictExpired, settings::reaperCadenceMillis, b.reaperTimer);
+    path.reaper(r);
+    this.reaper = r;
   }
 
   /** Creates a room with {@code capacity} slots and default settings. */
@@ -122,7 +113,7 @@ public final class WaitingRoom implements AutoCloseable {
   /** Sets the number of slots (≥ 1). Growing admits waiting clients at once. */
   public void setCapacity(int capacity) {
     line.setCapacity(Checks.capacity(capacity), clock.millis());
-    edge();
+    events.edge();
   }
 
   public int capacity() {
@@ -131,30 +122,22 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** Sets the sliding ticket lifetime; {@code ZERO} restores the default; else 30 s – 24 h. */
   public void setTokenTtl(Duration ttl) {
-    tokenTtl =
-        Checks.duration(
-            "tokenTtl", ttl, DEFAULT_TOKEN_TTL, Duration.ofSeconds(30), Duration.ofHours(24));
-    refresh();
+    settings.tokenTtl = RoomSettings.tokenTtl(ttl);
+    path.refresh();
   }
 
   public Duration tokenTtl() {
-    return tokenTtl;
+    return settings.tokenTtl;
   }
 
   /** Sets the eviction cadence; {@code ZERO} restores the default; else 5 s – 24 h. */
   public void setReaperInterval(Duration interval) {
-    reaperInterval =
-        Checks.duration(
-            "reaperInterval",
-            interval,
-            DEFAULT_REAPER_INTERVAL,
-            Duration.ofSeconds(5),
-            Duration.ofHours(24));
-    refresh();
+    settings.reaperInterval = RoomSettings.reaperInterval(interval);
+    path.refresh();
   }
 
   public Duration reaperInterval() {
-    return reaperInterval;
+    return settings.reaperInterval;
   }
 
   /**
@@ -162,14 +145,12 @@ public final class WaitingRoom implements AutoCloseable {
    * off; else 1 s – 24 h. The reaper runs at least this often while it is on.
    */
   public void setFirstPollGrace(Duration grace) {
-    firstPollGrace =
-        Checks.duration(
-            "firstPollGrace", grace, Duration.ZERO, Duration.ofSeconds(1), Duration.ofHours(24));
-    refresh();
+    settings.firstPollGrace = RoomSettings.firstPollGrace(grace);
+    path.refresh();
   }
 
   public Duration firstPollGrace() {
-    return firstPollGrace;
+    return settings.firstPollGrace;
   }
 
   /**
@@ -181,50 +162,42 @@ public final class WaitingRoom implements AutoCloseable {
    * for a client not heard from since an import.
    */
   public void setOfferTimeout(Duration timeout) {
-    offerTimeout =
-        Checks.duration(
-            "offerTimeout",
-            timeout,
-            DEFAULT_OFFER_TIMEOUT,
-            Duration.ofSeconds(5),
-            Duration.ofHours(1));
-    refresh();
+    settings.offerTimeout = RoomSettings.offerTimeout(timeout);
+    path.refresh();
   }
 
   public Duration offerTimeout() {
-    return offerTimeout;
+    return settings.offerTimeout;
   }
 
   /** Turns new arrivals away while this many wait; 0 = unlimited. */
   public void setMaxQueueDepth(long max) {
-    maxQueueDepth = Checks.nonNegative("maxQueueDepth", max);
-    refresh();
+    settings.maxQueueDepth = RoomSettings.maxQueueDepth(max);
+    path.refresh();
   }
 
   public long maxQueueDepth() {
-    return maxQueueDepth;
+    return settings.maxQueueDepth;
   }
 
   /**
    * Sets the status for arrivals turned away by {@link #setMaxQueueDepth}: 503 (default) or 429.
    */
   public void setQueueFullStatus(int status) {
-    queueFullStatus = Checks.rejectStatus(status);
+    settings.queueFullStatus = RoomSettings.queueFullStatus(status);
   }
 
   public int queueFullStatus() {
-    return queueFullStatus;
+    return settings.queueFullStatus;
   }
 
   /** Sets how long a VIP pass lasts; {@code ZERO} turns passes off (default); else 1 min – 24 h. */
   public void setPassDuration(Duration d) {
-    passDuration =
-        Checks.duration(
-            "passDuration", d, Duration.ZERO, Duration.ofMinutes(1), Duration.ofHours(24));
+    settings.passDuration = RoomSettings.passDuration(d);
   }
 
   public Duration passDuration() {
-    return passDuration;
+    return settings.passDuration;
   }
 
   public void setSecureCookie(boolean secure) {
@@ -241,7 +214,7 @@ public final class WaitingRoom implements AutoCloseable {
    * Changing it strands clients already queued.
    */
   public void setCookiePath(String path) {
-    web.cookiePath = Checks.cookieAttribute("cookiePath", path, true);
+    web.cookiePath = RoomSettings.cookiePath(path);
   }
 
   /** The cookie path set; {@code /} while it was never set. */
@@ -340,15 +313,12 @@ public final class WaitingRoom implements AutoCloseable {
    * while clients are queued strands them.
    */
   public void setName(String name) {
-    if (name == null || !(name.isEmpty() || name.matches("[a-z0-9-]{1,32}"))) {
-      throw Checks.invalid("name", "must be \"\" or 1-32 of [a-z0-9-], was " + name);
-    }
-    this.name = name;
+    settings.name = RoomSettings.name(name);
     web.cookieSuffix = name.isEmpty() ? "" : "_" + name;
   }
 
   public String name() {
-    return name;
+    return settings.name;
   }
 
   // ── Running a sale ─────────────────────────────────────────────────────
@@ -522,7 +492,7 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** Requests being served now (in SESSIONS mode, those of active sessions). */
   public int inFlight() {
-    return Math.max(0, line.inFlight() - sessions.active()) + sessions.requests().get();
+    return path.inFlight();
   }
 
   /**
@@ -558,31 +528,27 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** In-flight requests ÷ capacity. */
   public double utilization() {
-    return (double) line.inFlight() / line.capacity();
+    return path.utilization();
   }
 
   /** {@link #utilization()} smoothed over about ten seconds. */
   public double utilizationSmoothed() {
-    return utilization.value(utilization(), clock.millis());
+    return path.utilizationSmoothed();
   }
 
   /** The first {@code limit} clients in line, in order, those told ready first. */
   public List<TicketInfo> queue(int limit) {
-    return line.queue(limit);
+    return desk.queue(limit);
   }
 
   /** One client in line. */
   public Optional<TicketInfo> ticket(String token) {
-    if (!Tokens.valid(token)) {
-      return Optional.empty();
-    }
-    return Optional.ofNullable(line.ticket(Tokens.hi(token), Tokens.lo(token)));
+    return desk.ticket(token);
   }
 
   /** Whether {@code passToken} is a VIP pass that has not expired. */
   public boolean hasValidPass(String passToken) {
-    return Tokens.valid(passToken)
-        && line.passExpiry(Tokens.hi(passToken), Tokens.lo(passToken)) > clock.millis();
+    return desk.hasValidPass(passToken);
   }
 
   // ── Line management ────────────────────────────────────────────────────
@@ -592,37 +558,17 @@ public final class WaitingRoom implements AutoCloseable {
    * or already admitted. Its next poll reports ready, so enforce bans upstream of the room.
    */
   public boolean removeToken(String token) {
-    if (!Tokens.valid(token)) {
-      return false;
-    }
-    TicketInfo before =
-        events.listening(Event.REMOVE) ? line.ticket(Tokens.hi(token), Tokens.lo(token)) : null;
-    if (!line.remove(Tokens.hi(token), Tokens.lo(token), clock.millis())) {
-      return false;
-    }
-    fireFor(Event.REMOVE, token, before);
-    drained();
-    return true;
+    return desk.removeToken(token);
   }
 
   /** Removes every client that {@code match} selects; returns how many. */
   public int removeTokensIf(Predicate<TicketInfo> match) {
-    Objects.requireNonNull(match, "match");
-    int n = line.removeIf(match, clock.millis());
-    if (n > 0) {
-      fire(Event.REMOVE, "", "", false);
-      drained();
-    }
-    return n;
+    return desk.removeTokensIf(match);
   }
 
   /** Moves a client to {@code targetPosition} for free (an operator's "move to front"). */
   public void adminPromote(String token, long targetPosition) {
-    Checks.target(targetPosition);
-    Move m = line.promote(hi(token), lo(token), targetPosition);
-    if (m.to() < m.from()) {
-      fireFor(Event.PROMOTE, token, null);
-    }
+    desk.adminPromote(token, targetPosition);
   }
 
   /**
@@ -638,14 +584,7 @@ public final class WaitingRoom implements AutoCloseable {
    *     ahead holds an equal or higher rank.
    */
   public boolean setTicketRank(String token, int rank) {
-    if (rank < 0) {
-      throw new IllegalArgumentException("rank must not be negative, was " + rank);
-    }
-    boolean moved = line.rank(hi(token), lo(token), rank);
-    if (moved) {
-      fireFor(Event.RANK, token, null);
-    }
-    return moved;
+    return desk.setTicketRank(token, rank);
   }
 
   /**
@@ -654,19 +593,7 @@ public final class WaitingRoom implements AutoCloseable {
    * Returns the number of tickets reclaimed.
    */
   public int evictExpired() {
-    long now = clock.millis();
-    sale.tick(now);
-    int[] r = line.evict(now, policy);
-    for (int i = 0; i < r[0]; i++) {
-      fire(Event.EVICT, "", "", false);
-    }
-    for (int i = 0; i < r[1]; i++) {
-      fire(Event.TIMEOUT, "", "", false);
-    }
-    line.sweepPasses(now);
-    sessions.sweep(now);
-    drained();
-    return r[0];
+    return path.evictExpired();
   }
 
   /** Ends a shopping session (its slot goes to the next in line); false when already ended. */
@@ -680,7 +607,7 @@ public final class WaitingRoom implements AutoCloseable {
    */
   public long newSaleGeneration() {
     long g = sessions.newGeneration();
-    drained();
+    events.drained();
     return g;
   }
 
@@ -692,22 +619,12 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** What moving to {@code targetPosition} would cost now; moves nothing. */
   public BigDecimal quoteCost(String token, long targetPosition) {
-    RateFunction rate = requireRate();
-    Checks.target(targetPosition);
-    Move m = line.quote(hi(token), lo(token), targetPosition);
-    return cost(rate, m);
+    return desk.quoteCost(token, targetPosition);
   }
 
   /** Moves a client to {@code targetPosition} after payment; see {@link PromoteResult}. */
   public PromoteResult promoteToken(String token, long targetPosition) {
-    RateFunction rate = requireRate();
-    Checks.target(targetPosition);
-    Move m = line.promote(hi(token), lo(token), targetPosition);
-    if (m.to() >= m.from()) {
-      return new PromoteResult(BigDecimal.ZERO, m.from(), m.from(), "");
-    }
-    fireFor(Event.PROMOTE, token, null);
-    return new PromoteResult(cost(rate, m), m.from(), m.to(), grantPass());
+    return desk.promoteToken(token, targetPosition);
   }
 
   public PromoteResult promoteTokenToFront(String token) {
@@ -716,13 +633,7 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** Issues a VIP pass valid for {@link #passDuration()}; {@code ""} when passes are off. */
   public String grantPass() {
-    Duration d = passDuration;
-    if (d.isZero()) {
-      return "";
-    }
-    long[] t = Tokens.generate();
-    line.grantPass(t[0], t[1], clock.millis() + d.toMillis());
-    return Tokens.format(t[0], t[1]);
+    return desk.grantPass();
   }
 
   // ── Persistence ──────────────────────────────────────────────────────
@@ -734,7 +645,7 @@ public final class WaitingRoom implements AutoCloseable {
    * snapshot.
    */
   public void exportTo(OutputStream out) throws IOException {
-    LineFormat.write(line, Objects.requireNonNull(out, "out"), clock.millis(), sale.presale());
+    transfer.exportTo(out);
   }
 
   /**
@@ -753,67 +664,7 @@ public final class WaitingRoom implements AutoCloseable {
    *     the room is then left exactly as it was
    */
   public ImportStats importFrom(InputStream in) throws IOException {
-    Objects.requireNonNull(in, "in");
-    if (line.used()) {
-      throw new IllegalStateException(
-          "import must run before the room serves any traffic or grants a pass");
-    }
-    long now = clock.millis();
-    Policy p = policy;
-    try (LineFormat.Reader reader = new LineFormat.Reader(in)) {
-      int[] counts = new int[3]; // dropped, passes kept, passes expired
-      Iterator<LineEntry> tickets =
-          Filtered.of(
-              reader.tickets(),
-              e -> {
-                if (p.expired(reader.exportedAt, e.lastActivity(), e.issuedAt(), e.seen())) {
-                  counts[0]++;
-                  return null;
-                }
-                return new LineEntry(
-                    e.hi(),
-                    e.lo(),
-                    e.band(),
-                    e.place(),
-                    e.order(),
-                    e.rank(),
-                    e.seen() ? e.issuedAt() : now,
-                    now,
-                    e.lastPoll(),
-                    e.seen(),
-                    e.hasPass(),
-                    e.ready(),
-                    e.clientKey(),
-                    e.promoted(),
-                    e.number());
-              });
-      Iterator<long[]> passes =
-          Filtered.of(
-              reader.passes(),
-              pass -> {
-                counts[pass[2] > now ? 1 : 2]++;
-                return pass[2] > now ? pass : null;
-              });
-      Presale before = sale.presale();
-      if (reader.presale != null) {
-        sale.restorePresale(reader.presale, now); // held before the restore hands any slot over
-      }
-      int restored;
-      try {
-        restored = line.restore(tickets, passes, now);
-      } catch (RuntimeException e) {
-        if (reader.presale != null) {
-          sale.restorePresale(before, now);
-        }
-        throw e;
-      }
-      sale.tick(now);
-      return new ImportStats(restored, counts[0], counts[1], counts[2]);
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
-    } catch (IllegalArgumentException e) {
-      throw new ImportFormatException("invalid export: " + e.getMessage(), e);
-    }
+    return transfer.importFrom(in);
   }
 
   // ── Events ─────────────────────────────────────────────────────────────
@@ -824,12 +675,14 @@ public final class WaitingRoom implements AutoCloseable {
    * the request path. A slow or throwing handler never blocks or breaks admission.
    */
   public void on(Event event, Consumer<Snapshot> handler) {
-    events.on(Objects.requireNonNull(event, "event"), Objects.requireNonNull(handler, "handler"));
+    events
+        .bus()
+        .on(Objects.requireNonNull(event, "event"), Objects.requireNonNull(handler, "handler"));
   }
 
   /** Removes every handler for {@code event}, including those a metrics binder added. */
   public void off(Event event) {
-    events.off(event);
+    events.bus().off(event);
   }
 
   /**
@@ -839,7 +692,7 @@ public final class WaitingRoom implements AutoCloseable {
   @Override
   public void close() {
     reaper.close();
-    events.close();
+    events.bus().close();
     line.close();
   }
 
@@ -854,7 +707,7 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   Policy policy() {
-    return policy;
+    return path.policy();
   }
 
   Web web() {
@@ -871,12 +724,12 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** The status path a filter serves when it was not given one. */
   String defaultStatusPath() {
-    String n = name;
+    String n = settings.name;
     return n.isEmpty() ? WaitingRoomFilter.DEFAULT_STATUS_PATH : "/queue/" + n + "/status";
   }
 
   EventBus events() {
-    return events;
+    return events.bus();
   }
 
   Sale sale() {
@@ -885,35 +738,21 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** The room's name for logs. */
   String displayName() {
-    return name.isEmpty() ? "(unnamed)" : name;
+    return settings.displayName();
   }
 
   /** Fast path: a slot with nobody waiting. */
   boolean tryEnter() {
-    sale.tick(clock.millis());
-    if (!line.tryEnter()) {
-      return false;
-    }
-    entered();
-    return true;
+    return path.tryEnter();
   }
 
   void entered() {
-    sale.admitted();
-    if (events.listening(Event.ENTER)) {
-      fire(Event.ENTER, "", "", false);
-    }
-    if (!full && line.freeSlots() <= 0) {
-      edge();
-    }
+    path.entered();
   }
 
   /** Gives a request's slot back. */
   void exit() {
-    exitSlot();
-    if (events.listening(Event.EXIT)) {
-      fire(Event.EXIT, "", "", false);
-    }
+    path.exit();
   }
 
   /**
@@ -921,46 +760,12 @@ public final class WaitingRoom implements AutoCloseable {
    * a health sample for the capacity controller. Called before its slot is given back.
    */
   void sampled(long startedAt, boolean failed) {
-    long now = clock.millis();
-    sale.finished(now, now - startedAt, failed, line.inFlight());
+    path.sampled(startedAt, failed);
   }
 
   /** Gives one held slot back, by a request or a session. */
   void exitSlot() {
-    long now = clock.millis();
-    line.exit(now);
-    sale.tick(now);
-    utilization.sample(utilization(), now);
-    drained();
-  }
-
-  /** Fires DRAIN when a slot is free again; called wherever a slot may have been given back. */
-  private void drained() {
-    if (full && line.freeSlots() > 0) {
-      edge();
-    }
-  }
-
-  /**
-   * Moves the full flag to what the slots say, firing FULL or DRAIN for each change, in order.
-   *
-   * <p>Only edges take the lock; the callers' checks are a volatile read and the free-slot count. A
-   * caller changes the slots first and reads the flag after, and an edge writes the flag first and
-   * reads the slots after (the loop), so of a slot change and a concurrent edge at least one sees
-   * the other: no edge is lost, and since flag and publish change together under the lock, FULL and
-   * DRAIN alternate in the order handlers receive them.
-   */
-  private void edge() {
-    synchronized (edges) {
-      while (true) {
-        boolean now = line.freeSlots() <= 0;
-        if (now == full) {
-          return;
-        }
-        full = now;
-        fire(now ? Event.FULL : Event.DRAIN, "", "", false);
-      }
-    }
+    path.exitSlot();
   }
 
   /** A status poll, with the events it implies. */
@@ -969,68 +774,27 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   long poll(long hi, long lo, String token, long now) {
-    sale.tick(now);
-    long o = line.poll(hi, lo, now, policy);
-    retired(o);
-    if (Outcome.has(o, Outcome.FIRST_READY)) {
-      fire(Event.OFFER, token, "", false);
-    }
-    return o;
+    return path.poll(hi, lo, token, now);
   }
 
   /** A returning ticket holder: admitted if ready, else where it stands. */
   long claim(long hi, long lo, long now) {
-    sale.tick(now);
-    long o = line.claim(hi, lo, now, policy);
-    retired(o);
-    if (Outcome.kind(o) == Outcome.ADMITTED) {
-      entered();
-    }
-    return o;
+    return path.claim(hi, lo, now);
   }
 
   /** A newcomer the fast path could not admit; {@code token} is its fresh token's hex form. */
   long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
-    long now = clock.millis();
-    sale.tick(now);
-    long o = line.arrive(hi, lo, clientKey, pass, now, policy);
-    switch (Outcome.kind(o)) {
-      case Outcome.ADMITTED -> entered();
-      case Outcome.REJECTED -> fire(Event.REJECT, "", clientKey, stale);
-      case Outcome.WAITING -> {
-        fire(Event.QUEUE, token, clientKey, stale);
-        if (Outcome.has(o, Outcome.PROMOTED)) {
-          fire(Event.PROMOTE, token, clientKey, false);
-        }
-      }
-      default -> {}
-    }
-    return o;
+    return path.arrive(hi, lo, token, clientKey, pass, stale);
   }
 
   /** A client in line came in while the gate was off: its place is no longer needed. */
   void passedThrough(long hi, long lo) {
-    if (line.remove(hi, lo, clock.millis())) {
-      drained();
-    }
-  }
-
-  /** Fires a ticket's event with its client key ({@code known}, or looked up when null). */
-  private void fireFor(Event e, String token, TicketInfo known) {
-    if (events.listening(e)) {
-      TicketInfo t = known != null ? known : line.ticket(Tokens.hi(token), Tokens.lo(token));
-      fire(e, token, t == null ? "" : t.clientKey(), false);
-    }
+    path.passedThrough(hi, lo);
   }
 
   /** Fires EVICT for an outcome that retired a ticket, TIMEOUT for one whose offer lapsed. */
   void retired(long outcome) {
-    if (Outcome.has(outcome, Outcome.EVICTED)) {
-      fire(Event.EVICT, "", "", false);
-    } else if (Outcome.has(outcome, Outcome.TIMED_OUT)) {
-      fire(Event.TIMEOUT, "", "", false);
-      drained();
-    }
+    events.retired(outcome);
   }
 
   void fire(Event e, String token, String clientKey, boolean stale) {
@@ -1038,72 +802,14 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   void fire(Event e, String token, String clientKey, boolean stale, String detail) {
-    if (events.listening(e)) {
-      events.publish(
-          new Snapshot(
-              e, inFlight(), line.capacity(), line.waiting(), token, clientKey, stale, detail));
-    }
+    events.fire(e, token, clientKey, stale, detail);
   }
 
   // ── Internals ──────────────────────────────────────────────────────────
 
-  /** A setting changed: the policy follows, and a shorter cadence brings the next pass forward. */
-  private void refresh() {
-    if (reaper != null) {
-      Policy p = buildPolicy();
-      if (!p.equals(policy)) {
-        policy = p;
-      }
-      reaper.reschedule(); // never pushes a pass back; a cadence unchanged changes nothing
-    }
-  }
-
-  private Policy buildPolicy() {
-    long ttl = tokenTtl.toMillis();
-    return new Policy(
-        ttl,
-        firstPollGrace.toMillis(),
-        POLL_INTERVAL_MILLIS,
-        ttl / 3,
-        offerTimeout.toMillis(),
-        maxQueueDepth);
-  }
-
   /** How often the reaper runs: its interval, but at least as often as offers and grace expire. */
   long reaperCadenceMillis() {
-    long cadence = Math.min(reaperInterval.toMillis(), offerTimeout.toMillis());
-    if (!firstPollGrace.isZero()) {
-      cadence = Math.min(cadence, firstPollGrace.toMillis());
-    }
-    return cadence;
-  }
-
-  private RateFunction requireRate() {
-    RateFunction rate = web.rateFunction;
-    if (rate == null) {
-      throw new IllegalStateException("paid promotion needs a rate function (setRateFunction)");
-    }
-    return rate;
-  }
-
-  static BigDecimal cost(RateFunction rate, Move m) {
-    long distance = m.from() - m.to();
-    if (distance <= 0) {
-      return BigDecimal.ZERO;
-    }
-    BigDecimal perPosition = Objects.requireNonNull(rate.ratePerPosition(m.depth()), "rate");
-    return perPosition.multiply(BigDecimal.valueOf(distance));
-  }
-
-  private static long hi(String token) {
-    if (!Tokens.valid(token)) {
-      throw new TokenNotFoundException();
-    }
-    return Tokens.hi(token);
-  }
-
-  private static long lo(String token) {
-    return Tokens.lo(token);
+    return settings.reaperCadenceMillis();
   }
 
   /** The HTTP-facing settings, read by the filter on every request. */
@@ -1157,40 +863,32 @@ public final class WaitingRoom implements AutoCloseable {
     }
 
     public Builder tokenTtl(Duration d) {
-      Checks.duration(
-          "tokenTtl", d, DEFAULT_TOKEN_TTL, Duration.ofSeconds(30), Duration.ofHours(24));
+      RoomSettings.tokenTtl(d);
       return add(r -> r.setTokenTtl(d));
     }
 
     public Builder reaperInterval(Duration d) {
-      Checks.duration(
-          "reaperInterval",
-          d,
-          DEFAULT_REAPER_INTERVAL,
-          Duration.ofSeconds(5),
-          Duration.ofHours(24));
+      RoomSettings.reaperInterval(d);
       return add(r -> r.setReaperInterval(d));
     }
 
     public Builder firstPollGrace(Duration d) {
-      Checks.duration(
-          "firstPollGrace", d, Duration.ZERO, Duration.ofSeconds(1), Duration.ofHours(24));
+      RoomSettings.firstPollGrace(d);
       return add(r -> r.setFirstPollGrace(d));
     }
 
     public Builder offerTimeout(Duration d) {
-      Checks.duration(
-          "offerTimeout", d, DEFAULT_OFFER_TIMEOUT, Duration.ofSeconds(5), Duration.ofHours(1));
+      RoomSettings.offerTimeout(d);
       return add(r -> r.setOfferTimeout(d));
     }
 
     public Builder maxQueueDepth(long max) {
-      Checks.nonNegative("maxQueueDepth", max);
+      RoomSettings.maxQueueDepth(max);
       return add(r -> r.setMaxQueueDepth(max));
     }
 
     public Builder queueFullStatus(int status) {
-      Checks.rejectStatus(status);
+      RoomSettings.queueFullStatus(status);
       return add(r -> r.setQueueFullStatus(status));
     }
 
@@ -1199,7 +897,7 @@ public final class WaitingRoom implements AutoCloseable {
     }
 
     public Builder cookiePath(String path) {
-      Checks.cookieAttribute("cookiePath", path, true);
+      RoomSettings.cookiePath(path);
       return add(r -> r.setCookiePath(path));
     }
 
@@ -1228,8 +926,7 @@ public final class WaitingRoom implements AutoCloseable {
     }
 
     public Builder passDuration(Duration d) {
-      Checks.duration(
-          "passDuration", d, Duration.ZERO, Duration.ofMinutes(1), Duration.ofHours(24));
+      RoomSettings.passDuration(d);
       return add(r -> r.setPassDuration(d));
     }
 

@@ -1,0 +1,175 @@
+package dev.room;
+
+import dev.room.engine.Reaper;
+import dev.room.engine.Smoother;
+import dev.room.spi.Line;
+import dev.room.spi.Outcome;
+import dev.room.spi.Policy;
+import java.time.InstantSource;
+
+/**
+ * The room's side of a request: each line call with the sale's tick before it and the events its
+ * outcome implies after it, and the slot given back. The filter reaches it through the room's
+ * package-private methods of the same names.
+ */
+final class RequestPath implements SlotReleaser {
+  private final InstantSource clock;
+  private final Line line;
+  private final Sale sale;
+  private final Sessions sessions;
+  private final RoomEvents events;
+  private final RoomSettings settings;
+  private final Smoother utilization = new Smoother(10_000);
+  private volatile Policy policy;
+  private Reaper reaper;
+
+  RequestPath(
+      InstantSource clock,
+      Line line,
+      Sale sale,
+      Sessions sessions,
+      RoomEvents events,
+      RoomSettings settings) {
+    this.clock = clock;
+    this.line = line;
+    this.sale = sale;
+    this.sessions = sessions;
+    this.events = events;
+    this.settings = settings;
+  }
+
+  /** The room's settings are applied: the line's policy follows them from now on. */
+  void start() {
+    this.policy = settings.policy();
+  }
+
+  /** The reaper a setting change reschedules; set once it runs, after {@link #start}. */
+  void reaper(Reaper reaper) {
+    this.reaper = reaper;
+  }
+
+  Policy policy() {
+    return policy;
+  }
+
+  /** A setting changed: the policy follows, and a shorter cadence brings the next pass forward. */
+  void refresh() {
+    Reaper r = reaper;
+    if (r != null) {
+      Policy p = settings.policy();
+      if (!p.equals(policy)) {
+        policy = p;
+      }
+      r.reschedule(); // never pushes a pass back; a cadence unchanged changes nothing
+    }
+  }
+
+  /** Requests being served now (in SESSIONS mode, those of active sessions). */
+  int inFlight() {
+    return Math.max(0, line.inFlight() - sessions.active()) + sessions.requests().get();
+  }
+
+  double utilization() {
+    return (double) line.inFlight() / line.capacity();
+  }
+
+  double utilizationSmoothed() {
+    return utilization.value(utilization(), clock.millis());
+  }
+
+  boolean tryEnter() {
+    sale.tick(clock.millis());
+    if (!line.tryEnter()) {
+      return false;
+    }
+    entered();
+    return true;
+  }
+
+  void entered() {
+    sale.admitted();
+    events.entered();
+  }
+
+  void exit() {
+    exitSlot();
+    if (events.listening(Event.EXIT)) {
+      events.fire(Event.EXIT, "", "", false);
+    }
+  }
+
+  void sampled(long startedAt, boolean failed) {
+    long now = clock.millis();
+    sale.finished(now, now - startedAt, failed, line.inFlight());
+  }
+
+  @Override
+  public void exitSlot() {
+    long now = clock.millis();
+    line.exit(now);
+    sale.tick(now);
+    utilization.sample(utilization(), now);
+    events.drained();
+  }
+
+  long poll(long hi, long lo, String token, long now) {
+    sale.tick(now);
+    long o = line.poll(hi, lo, now, policy);
+    events.retired(o);
+    if (Outcome.has(o, Outcome.FIRST_READY)) {
+      events.fire(Event.OFFER, token, "", false);
+    }
+    return o;
+  }
+
+  long claim(long hi, long lo, long now) {
+    sale.tick(now);
+    long o = line.claim(hi, lo, now, policy);
+    events.retired(o);
+    if (Outcome.kind(o) == Outcome.ADMITTED) {
+      entered();
+    }
+    return o;
+  }
+
+  long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
+    long now = clock.millis();
+    sale.tick(now);
+    long o = line.arrive(hi, lo, clientKey, pass, now, policy);
+    switch (Outcome.kind(o)) {
+      case Outcome.ADMITTED -> entered();
+      case Outcome.REJECTED -> events.fire(Event.REJECT, "", clientKey, stale);
+      case Outcome.WAITING -> {
+        events.fire(Event.QUEUE, token, clientKey, stale);
+        if (Outcome.has(o, Outcome.PROMOTED)) {
+          events.fire(Event.PROMOTE, token, clientKey, false);
+        }
+      }
+      default -> {}
+    }
+    return o;
+  }
+
+  void passedThrough(long hi, long lo) {
+    if (line.remove(hi, lo, clock.millis())) {
+      events.drained();
+    }
+  }
+
+  /** One reaper pass: expired tickets, lapsed offers, passes and sessions. */
+  int evictExpired() {
+    long now = clock.millis();
+    sale.tick(now);
+    int[] r = line.evict(now, policy);
+    for (int i = 0; i < r[0]; i++) {
+      events.fire(Event.EVICT, "", "", false);
+    }
+    for (int i = 0; i < r[1]; i++) {
+      events.fire(Event.TIMEOUT, "", "", false);
+    }
+    line.sweepPasses(now);
+    sessions.sweep(now);
+    events.drained();
+    return r[0];
+  }
+}
