@@ -50,7 +50,9 @@ class RestartTest {
       assertEquals("{\"ready\":true,\"position\":0}", b.get("/queue/status").body());
       assertTrue(b.get("/").body().contains(ShopServlet.MARKER), "b is in");
       await(() -> after.room().inFlight() == 0, "b's request is done");
-      await(() -> after.room().queueDepth() == 0, "c is next");
+      // c's page polls after the restart too (a restored client not heard from loses its turn,
+      // not its place, to those who are): with the slot free, c is ready on that poll.
+      assertTrue(c.get("/queue/status").body().startsWith("{\"ready\":true"), "c is next");
       assertTrue(c.get("/").body().contains(ShopServlet.MARKER), "c is in, in turn");
     } finally {
       after.stop(Duration.ZERO);
