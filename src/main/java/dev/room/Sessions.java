@@ -156,7 +156,7 @@ final class Sessions {
   }
 
   /** A session a grant admitted, and when that grant runs out. */
-  record Admitted(Session session, long grantExpiresAt) {}
+  record Admitted(Session session, long grantExpiresAt) implements Admission {}
 
   /** What a grant admits, or null (firing GRANT_REJECTED) when it admits nothing. */
   Admitted check(String grant, long now) {

@@ -1,7 +1,7 @@
 package dev.room;
 
-import dev.room.spi.Outcome;
-import dev.room.spi.Tokens;
+import dev.room.Admission.Queued;
+import dev.room.Admission.Verdict;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -37,47 +37,28 @@ final class StatusEndpoint {
       res.sendError(HttpServletResponse.SC_METHOD_NOT_ALLOWED);
       return;
     }
-    long now = room.clock().millis();
-    Sessions sessions = room.sessions();
-    if (sessions.enabled()) {
-      String grant = Cookies.read(req, room, Cookies.SESSION);
-      if (grant != null && !grant.isEmpty()) {
-        Sessions.Admitted a = sessions.check(grant, now);
-        if (a != null) {
-          long remaining = Math.max(0, (a.session().expiresAt() - now) / 1000);
-          write(
-              res,
-              200,
-              "{\"ready\":true,\"state\":\"active\",\"session_remaining_seconds\":"
-                  + remaining
-                  + "}");
-          return;
-        }
-      }
-    }
-    if (room.mode() == RoomMode.PASSTHROUGH) {
-      write(res, 200, PASSTHROUGH); // the gate is off: everyone may come in
-      return;
-    }
-    String ticket = Cookies.read(req, room, Cookies.TICKET);
-    if (ticket == null || ticket.isEmpty()) {
+    Admission a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
+    if (a instanceof Sessions.Admitted s) {
+      long remaining = Math.max(0, (s.session().expiresAt() - room.clock().millis()) / 1000);
+      write(
+          res,
+          200,
+          "{\"ready\":true,\"state\":\"active\",\"session_remaining_seconds\":" + remaining + "}");
+    } else if (a == Verdict.PASS) {
+      write(res, 200, PASSTHROUGH);
+    } else if (a == Verdict.NO_COOKIES) {
       write(res, 200, "{\"ready\":false,\"cookies_required\":true}");
-      return;
+    } else if (a instanceof Queued q) {
+      if (q.refreshCookies()) {
+        Cookies.sendTicket(req, res, room, q.token());
+      }
+      if (q.reload()) {
+        res.setHeader("Retry-After", "1");
+      }
+      write(res, q.reload() ? 429 : 200, body(room, req, q));
+    } else {
+      write(res, 200, "{\"ready\":true}"); // UNTRACKED
     }
-    if (!Tokens.valid(ticket)) {
-      write(res, 200, "{\"ready\":true}");
-      return;
-    }
-    long o = room.poll(Tokens.hi(ticket), Tokens.lo(ticket), ticket, now);
-    if (Outcome.has(o, Outcome.REFRESH_COOKIES)) {
-      Cookies.sendTicket(req, res, room, ticket);
-    }
-    int status = 200;
-    if (Outcome.has(o, Outcome.RATE_LIMITED)) {
-      status = 429;
-      res.setHeader("Retry-After", "1");
-    }
-    write(res, status, body(room, req, o));
   }
 
   /** {@code POST <status-path>/leave}: ends the caller's session. Idempotent; always 204. */
@@ -101,17 +82,16 @@ final class StatusEndpoint {
   }
 
   /** The status JSON for an outcome. */
-  static String body(WaitingRoom room, HttpServletRequest req, long outcome) {
-    int kind = Outcome.kind(outcome);
-    if (kind == Outcome.UNKNOWN || kind == Outcome.ADMITTED) {
-      return room.mode() == RoomMode.PASSTHROUGH ? PASSTHROUGH : "{\"ready\":true}";
-    }
-    if (kind == Outcome.READY) {
+  static String body(WaitingRoom room, HttpServletRequest req, Queued q) {
+    if (q.offered()) {
       return room.sessions().enabled()
           ? "{\"ready\":true,\"state\":\"offered\",\"position\":0}"
           : "{\"ready\":true,\"position\":0}";
     }
-    long position = Outcome.position(outcome);
+    if (!q.waiting()) {
+      return room.mode() == RoomMode.PASSTHROUGH ? PASSTHROUGH : "{\"ready\":true}";
+    }
+    long position = q.position();
     Sale.Standing s = room.sale().standing(position, room.clock().millis());
     StringBuilder b = new StringBuilder(160);
     b.append("{\"ready\":false,\"state\":\"").append(s.state()).append('"');

@@ -92,16 +92,15 @@ final class WaitingPage {
     return source;
   }
 
-  /** The page for a visitor waiting at {@code position}, {@code outcome} being its line outcome. */
-  byte[] render(
-      WaitingRoom room, HttpServletRequest req, long position, long outcome, String statusUrl) {
+  /** The page for a visitor in line, as it stands. */
+  byte[] render(WaitingRoom room, HttpServletRequest req, Admission.Queued q, String statusUrl) {
     return render(
-        position,
+        q.position(),
         room.web().skipUrl,
         statusUrl,
         Cookies.name(room, Cookies.PROBE),
         title(room),
-        StatusEndpoint.body(room, req, outcome),
+        StatusEndpoint.body(room, req, q),
         room.web().linePersisted ? TEXTS_KEPT : TEXTS_NOT_KEPT);
   }
 
