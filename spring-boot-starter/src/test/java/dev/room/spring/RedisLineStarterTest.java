@@ -38,7 +38,7 @@ class RedisLineStarterTest {
         assertThat(parking.awaitParked()).isTrue();
         // The only slot is held on instance a, so instance b queues its visitor.
         HttpResponse<String> page = new Http(port(b)).get("/shop", "Accept", "text/html");
-        assertThat(page.body()).contains("<title>You're in line</title>");
+        assertThat(page.body()).contains("<title>You&#39;re in line</title>");
         assertThat(b.getBean(WaitingRoom.class).inFlight()).isEqualTo(1);
       } finally {
         parking.release();

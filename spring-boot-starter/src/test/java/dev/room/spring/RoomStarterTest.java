@@ -82,7 +82,9 @@ class RoomStarterTest {
 
     HttpResponse<String> page = http.get("/shop", "Accept", "text/html");
     assertThat(page.statusCode()).isEqualTo(200);
-    assertThat(page.body()).contains("<title>You're in line</title>").doesNotContain("the shop");
+    assertThat(page.body())
+        .contains("<title>You&#39;re in line</title>")
+        .doesNotContain("the shop");
     String ticket = Http.cookie(page, "room_ticket");
     assertThat(ticket).isNotEmpty();
 
