@@ -124,25 +124,7 @@ class EmbeddedTomcatTest {
             .clock(new FakeClock())
             .admissionMode(dev.room.AdmissionMode.SESSIONS)
             .build();
-    tomcat = new Tomcat();
-    tomcat.setBaseDir(baseDir.toString());
-    tomcat.setHostname("127.0.0.1");
-    tomcat.setPort(0);
-    tomcat.getConnector().setProperty("address", "127.0.0.1");
-    Context ctx = tomcat.addContext("", null);
-    Tomcat.addServlet(ctx, "app", new AsyncCommandServlet()).setAsyncSupported(true);
-    ctx.addServletMapping("/*", "app");
-    FilterDef def = new FilterDef();
-    def.setFilterName("waitingRoom");
-    def.setFilter(new WaitingRoomFilter(room));
-    def.setAsyncSupported("true");
-    ctx.addFilterDef(def);
-    FilterMap map = new FilterMap();
-    map.setFilterName("waitingRoom");
-    map.addURLPattern("/*");
-    map.setDispatcher(DispatcherType.REQUEST.name());
-    ctx.addFilterMap(map);
-    tomcat.start();
+    startWithFilter("", new AsyncCommandServlet());
 
     PlainCookieBrowser a = new PlainCookieBrowser();
     HttpResponse<String> r = a.get(url("/done"));
@@ -152,6 +134,32 @@ class EmbeddedTomcatTest {
     await(() -> room.activeSessions() == 0, "the session to end once the response completed");
     // The registry lets go of the session a moment before its slot is given back.
     await(() -> room.utilization() == 0.0, "its slot to come back");
+  }
+
+  /**
+   * Regression: the default cookie path was the request's context path, which Tomcat takes from the
+   * URI as sent, path parameters and all, so a link to {@code /app;Path=%2F;Domain=x/shop} wrote
+   * {@code Path=/app;Path=%2F;Domain=x} into the ticket cookie: a bearer credential sent to sibling
+   * hosts or other applications, or dropped by the browser (the place lost).
+   */
+  @Test
+  void aLinkWithPathParametersCannotWriteAttributesIntoTheTicketCookie() throws Exception {
+    room = WaitingRoom.builder().capacity(1).clock(new FakeClock()).build();
+    ParkingServlet app = new ParkingServlet();
+    startWithFilter("/app", app);
+    CompletableFuture<HttpResponse<String>> holder = async(new PlainCookieBrowser(), "/app/hold");
+    app.awaitParked(1); // the only slot is held: the next visitor is queued and gets a ticket
+    HttpResponse<String> r = new PlainCookieBrowser().get(url("/app;Path=%2F;Domain=x/shop"));
+    assertEquals(200, r.statusCode());
+    String ticket =
+        r.headers().allValues("Set-Cookie").stream()
+            .filter(c -> c.startsWith("room_ticket="))
+            .findFirst()
+            .orElseThrow();
+    assertTrue(ticket.contains("; Path=/app; "), "the context's path, as configured");
+    assertFalse(ticket.contains("Domain"), "no attribute from the link");
+    app.releaseOne();
+    holder.join();
   }
 
   /** Completes from {@code startAsync()} with no arguments, setting {@code Room-Command}. */
@@ -333,6 +341,29 @@ class EmbeddedTomcatTest {
   }
 
   // ── helpers ────────────────────────────────────────────────────────────
+
+  /** Starts Tomcat with {@code app} at {@code contextPath} behind the room's filter, in code. */
+  private void startWithFilter(String contextPath, HttpServlet app) throws Exception {
+    tomcat = new Tomcat();
+    tomcat.setBaseDir(baseDir.toString());
+    tomcat.setHostname("127.0.0.1");
+    tomcat.setPort(0);
+    tomcat.getConnector().setProperty("address", "127.0.0.1");
+    Context ctx = tomcat.addContext(contextPath, null);
+    Tomcat.addServlet(ctx, "app", app).setAsyncSupported(true);
+    ctx.addServletMapping("/*", "app");
+    FilterDef def = new FilterDef();
+    def.setFilterName("waitingRoom");
+    def.setFilter(new WaitingRoomFilter(room));
+    def.setAsyncSupported("true");
+    ctx.addFilterDef(def);
+    FilterMap map = new FilterMap();
+    map.setFilterName("waitingRoom");
+    map.addURLPattern("/*");
+    map.setDispatcher(DispatcherType.REQUEST.name());
+    ctx.addFilterMap(map);
+    tomcat.start();
+  }
 
   private String url(String path) {
     return "http://127.0.0.1:" + tomcat.getConnector().getLocalPort() + path;
