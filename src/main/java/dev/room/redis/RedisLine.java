@@ -71,11 +71,13 @@ public final class RedisLine implements Line {
   private final long leaseTtl;
   private final Heartbeat heartbeat;
   private final PassBook passes;
+  private final Recovery recovery;
   private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
   private volatile boolean needResume;
 
   // The counters as of the last reply from Redis.
   private volatile int capacity;
+  private volatile int knownCapacity; // the last capacity Redis held, re-sent if Redis loses it
   private volatile int inFlight;
   private volatile long ready;
   private volatile long waiting;
@@ -91,6 +93,7 @@ public final class RedisLine implements Line {
     this.link = new RedisLink(b.redisUri, b.commandTimeout);
     this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
     this.passes = new PassBook(link, keys, failOpen);
+    this.recovery = new Recovery(roomId);
     this.heartbeat =
         new Heartbeat(roomId, leaseTtl / 3, failOpen, this::beat, b.backgroundHeartbeat);
     heartbeat.start();
@@ -314,7 +317,9 @@ public final class RedisLine implements Line {
       track(r);
       return Replies.outcome(r);
     } catch (LineUnavailableException e) {
-      return failOpenAdmission(e);
+      long o = failOpenAdmission(e);
+      recovery.letIn(token); // its ticket must not stay at the front once Redis returns
+      return o;
     }
   }
 
@@ -481,12 +486,33 @@ public final class RedisLine implements Line {
       needResume = false;
     }
     track(lease.heartbeat(now));
+    if (lease.takeLoss()) {
+      recovery.lost(knownCapacity);
+      pendingCapacity.compareAndSet(-1, knownCapacity);
+      track(lease.heartbeat(now)); // Redis counts the requests this instance still runs
+    }
+    if (recovery.pending()) {
+      recovery.retire(batch -> (int) Replies.code(eval(Op.REMOVE, removals(now, batch))));
+    }
     int pending = pendingCapacity.get();
     if (pending >= 0) {
       track(eval(Op.CAPACITY, Integer.toString(pending), Long.toString(now)));
       pendingCapacity.compareAndSet(pending, -1);
     }
     return state;
+  }
+
+  /**
+   * How often this instance found that Redis had lost the room's state (a restart without
+   * persistence); the line was lost each time, the capacity and running requests re-established.
+   */
+  public long stateLosses() {
+    return recovery.losses();
+  }
+
+  /** Tickets of clients let in while Redis was down (fail-open), retired once it returned. */
+  public long ghostsRetired() {
+    return recovery.retired();
   }
 
   /** Severs the connection without releasing anything, as a crashed instance would; for tests. */
@@ -526,6 +552,17 @@ public final class RedisLine implements Line {
     }
   }
 
+  /** The arguments of a removal of {@code tokens}, whatever their ticket numbers. */
+  private static String[] removals(long now, List<String> tokens) {
+    String[] args = new String[1 + 2 * tokens.size()];
+    args[0] = Long.toString(now);
+    for (int i = 0; i < tokens.size(); i++) {
+      args[1 + 2 * i] = tokens.get(i);
+      args[2 + 2 * i] = "-1";
+    }
+    return args;
+  }
+
   private long failOpenAdmission(LineUnavailableException e) {
     if (!failOpen) {
       throw e;
@@ -546,6 +583,9 @@ public final class RedisLine implements Line {
 
   private void track(List<Object> r) {
     capacity = (int) Replies.num(r, 3);
+    if (capacity > 0) {
+      knownCapacity = capacity;
+    }
     inFlight = (int) Replies.num(r, 4);
     ready = Replies.num(r, 5);
     waiting = Replies.num(r, 6);

@@ -65,6 +65,20 @@ final class RedisServer implements AutoCloseable {
     startProcess();
   }
 
+  /**
+   * Starts it again on the same port with nothing on disk, as a server without persistence (or one
+   * whose disk was lost) comes back: every key is gone.
+   */
+  void restartEmpty() throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files
+          .filter(p -> !p.equals(dir))
+          .sorted(Comparator.reverseOrder())
+          .forEach(p -> p.toFile().delete());
+    }
+    startProcess();
+  }
+
   @Override
   public void close() throws IOException {
     if (process != null && process.isAlive()) {
