@@ -343,7 +343,7 @@ public final class WaitingRoom implements AutoCloseable {
    * explains a pause, a closed sale, queue-all and a pending pre-sale in plain words of its own.
    */
   public void setAnnouncement(String text) {
-    sale.setAnnouncement(text);
+    sale.setAnnouncement(text, clock.millis());
   }
 
   public String announcement() {

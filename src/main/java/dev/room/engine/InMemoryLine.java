@@ -160,6 +160,13 @@ public final class InMemoryLine implements Line {
   }
 
   @Override
+  public void hold(boolean held, long now) {
+    synchronized (lock) {
+      window.hold(held, now);
+    }
+  }
+
+  @Override
   public boolean tryEnter() {
     if (window.waiting() != 0) {
       return false;

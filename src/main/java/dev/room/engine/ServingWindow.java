@@ -27,6 +27,7 @@ final class ServingWindow {
   private volatile long readyCount;
   private volatile long allowance = Line.UNLIMITED;
   private volatile long allowanceChangedAt;
+  private boolean held; // Line.hold: the allowance is 0 and stays so until the hold is lifted
 
   ServingWindow(SlotGate gate, LineIndex index, TokenTable tokens, TicketCounter counter) {
     this.gate = gate;
@@ -62,12 +63,30 @@ final class ServingWindow {
   }
 
   void setAllowance(long allowance, long now) {
+    if (held) {
+      return;
+    }
     this.allowance = allowance;
     allowanceChangedAt = now;
     rebalance(now);
   }
 
+  /**
+   * {@link Line#hold}: while held the allowance is 0 and neither set nor refilled; once lifted it
+   * stays 0 until set.
+   */
+  void hold(boolean hold, long now) {
+    if (hold && !held) {
+      allowance = 0;
+      allowanceChangedAt = now;
+    }
+    held = hold;
+  }
+
   void addAllowance(long n, long max, long now) {
+    if (held) {
+      return;
+    }
     long a = allowance;
     if (a != Line.UNLIMITED && a < max && n > 0) {
       allowance = a + Math.min(n, max - a);

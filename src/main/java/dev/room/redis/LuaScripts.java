@@ -44,6 +44,7 @@ final class LuaScripts {
     COMMIT,
     ABORT,
     PASS,
+    CONTROLS,
     CHECK;
 
     /** The op's script, relative to this package. */

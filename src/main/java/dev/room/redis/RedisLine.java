@@ -2,6 +2,7 @@ package dev.room.redis;
 
 import dev.room.TicketInfo;
 import dev.room.redis.LuaScripts.Op;
+import dev.room.spi.Controls;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
 import dev.room.spi.LineUnavailableException;
@@ -72,6 +73,7 @@ public final class RedisLine implements Line {
   private final Heartbeat heartbeat;
   private final PassBook passes;
   private final Recovery recovery;
+  private final RedisControls controls;
   private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
   private volatile boolean needResume;
 
@@ -94,6 +96,7 @@ public final class RedisLine implements Line {
     this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
     this.passes = new PassBook(link, keys, failOpen);
     this.recovery = new Recovery(roomId);
+    this.controls = new RedisControls(link, keys);
     this.heartbeat =
         new Heartbeat(roomId, leaseTtl / 3, failOpen, this::beat, b.backgroundHeartbeat);
     heartbeat.start();
@@ -200,6 +203,18 @@ public final class RedisLine implements Line {
   @Override
   public void addAllowance(long n, long max, long now) {
     track(eval(Op.ALLOWANCE, "add", Long.toString(n), Long.toString(max), Long.toString(now)));
+  }
+
+  /** Holds the shared line for every instance: a refill by any of them adds nothing meanwhile. */
+  @Override
+  public void hold(boolean held, long now) {
+    track(eval(Op.ALLOWANCE, held ? "hold" : "free", "0", "0", Long.toString(now)));
+  }
+
+  /** The sale controls in Redis: every instance on this room id shares them. */
+  @Override
+  public Controls controls() {
+    return controls;
   }
 
   /**

@@ -100,6 +100,22 @@ public interface Line extends AutoCloseable {
   void addAllowance(long n, long max, long now);
 
   /**
+   * Holds the line, or lifts the hold. Held, the allowance is 0 and neither {@link #setAllowance}
+   * nor {@link #addAllowance} changes it, so a pause set by one room on a shared line is never
+   * undone by another room's refill or setting; lifted, the allowance stays 0 until set. The
+   * default does nothing: on a line only one room uses, the allowance of 0 a hold sets suffices.
+   */
+  default void hold(boolean held, long now) {}
+
+  /**
+   * The sale controls shared by every room on this line, or null when only one room uses it (the
+   * room then keeps them itself).
+   */
+  default Controls controls() {
+    return null;
+  }
+
+  /**
    * Takes a slot if nobody waits, one is free and the allowance is not used up. Never blocks. On
    * success the caller must call {@link #exit(long)} exactly once.
    */

@@ -196,6 +196,16 @@ public final class LedgerLine implements Line {
   }
 
   @Override
+  public void hold(boolean held, long now) {
+    line.hold(held, now);
+  }
+
+  @Override
+  public Controls controls() {
+    return line.controls();
+  }
+
+  @Override
   public boolean tryEnter() {
     return line.tryEnter();
   }

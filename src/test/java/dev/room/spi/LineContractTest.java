@@ -936,6 +936,32 @@ public abstract class LineContractTest {
     l.exit(now());
   }
 
+  /**
+   * Regression (issue 15): on a shared line another room's refill or setting undid a hold, which
+   * was only an allowance of 0. A held line refuses both, and lifting the hold admits nobody until
+   * an allowance is set.
+   */
+  @Test
+  void aHoldIsNotUndoneByARefillOrASettingFromAnotherRoom() {
+    Line l = line(3);
+    l.setAllowance(2, now());
+    l.hold(true, now());
+    assertEquals(0, l.allowance());
+    l.addAllowance(5, 5, now());
+    l.setAllowance(Line.UNLIMITED, now());
+    assertEquals(0, l.allowance(), "a refill and a setting change nothing while held");
+    assertFalse(l.tryEnter(), "nobody takes a free slot");
+    Client a = waiter(l, 1);
+    assertEquals(1, Outcome.position(poll(l, a)));
+    l.hold(false, now());
+    assertEquals(0, l.allowance(), "lifted, the line stays held until an allowance is set");
+    assertEquals(1, Outcome.position(poll(l, a)));
+    l.setAllowance(Line.UNLIMITED, now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
+    l.exit(now());
+  }
+
   @Test
   void replacingTheAllowanceReturnsTheOneItReplaced() {
     Line l = line(4);
