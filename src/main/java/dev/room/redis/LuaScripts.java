@@ -44,7 +44,8 @@ final class LuaScripts {
     COMMIT,
     ABORT,
     PASS,
-    CHECK;
+    CHECK,
+    SALT;
 
     /** The op's script, relative to this package. */
     String file() {
@@ -60,6 +61,7 @@ final class LuaScripts {
       List.of(
           "lib/keys.lua",
           "lib/record.lua",
+          "lib/identity.lua",
           "lib/order.lua",
           "lib/window.lua",
           "lib/retire.lua",
