@@ -22,11 +22,12 @@ import java.util.function.Predicate;
  * slots), the {@link LineIndex} (waiting tickets in line order), the {@link ServingWindow} (the
  * ready list, the counts and the allowance; hands free slots to the first present waiters), the
  * {@link TokenTable} (token to ticket), the {@link Retirement} path, the {@link Promoter} (every
- * move within the line), the {@link TicketDesk} (arrive, poll, claim), the {@link PassBook}, and
- * the chunked {@link LineReader} and {@link LineArchive}. Only the pass book is thread-safe on its
- * own; the rest is guarded by this line's lock, and the window's counts and allowance are volatile
- * for the fast path. The fast path itself ({@link #tryEnter}, {@link #exit}) lives here, next to
- * the notes on its races.
+ * move within the line), the {@link TicketDesk} (arrive, poll, claim), the {@link PassBook}, the
+ * {@link IdentityBook} (one place per identity: the token table releases a ticket's identity as it
+ * leaves), and the chunked {@link LineReader} and {@link LineArchive}. Only the pass book is
+ * thread-safe on its own; the rest is guarded by this line's lock, and the window's counts and
+ * allowance are volatile for the fast path. The fast path itself ({@link #tryEnter}, {@link #exit})
+ * lives here, next to the notes on its races.
  *
  * <p>Exactly once. A ticket lives in the token table while it is WAITING or READY; leaving it
  * (admission in {@link ServingWindow#admitReady} or {@link Retirement}) is the single atomic step
