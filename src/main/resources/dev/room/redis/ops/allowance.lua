@@ -1,6 +1,6 @@
 -- allowance: mirrors RedisLine.setAllowance, replaceAllowance, addAllowance
 --   / InMemoryLine.setAllowance, replaceAllowance, addAllowance.
--- KEYS: the room's 17 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 15 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: 'set' or 'add', n ('inf' = unlimited, for set), max (for add), now. Sets the allowance, or
 -- adds n to a limited one up to max; then hands free slots over as far as it goes. Returns the
 -- allowance it found (-1 = unlimited): Line.replaceAllowance.

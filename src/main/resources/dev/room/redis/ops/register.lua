@@ -1,5 +1,5 @@
 -- register: mirrors InstanceLease.register / none (an in-memory line has one instance).
--- KEYS: the room's 17 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 15 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: instance name, now, lease ttl. Starts a new lease generation for this instance.
 local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
 local gen = int(redis.call('HINCRBY', META, 'gen', 1))
