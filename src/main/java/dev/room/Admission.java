@@ -41,10 +41,15 @@ sealed interface Admission permits Admission.Verdict, Admission.Queued, Sessions
       return Outcome.kind(outcome) == Outcome.READY;
     }
 
-    /** Whether it still waits (neither offered, nor gone or admitted). */
+    /** Whether it still waits (neither offered, nor gone, moved or admitted). */
     boolean waiting() {
       int kind = Outcome.kind(outcome);
-      return kind != Outcome.UNKNOWN && kind != Outcome.ADMITTED && kind != Outcome.READY;
+      return kind == Outcome.WAITING;
+    }
+
+    /** Whether its place moved to another device (its identity joined again there). */
+    boolean moved() {
+      return Outcome.kind(outcome) == Outcome.MOVED;
     }
 
     /** Whether the client's cookies should be sent again. */

@@ -22,6 +22,11 @@ final class Gatekeeper {
     /** The client key of a newcomer, "" for none. */
     String clientKey(WaitingRoom room, Q request);
 
+    /** The identity a newcomer's ticket is bound to, or null for none (a fair line). */
+    default String identity(WaitingRoom room, Q request) {
+      return null;
+    }
+
     /** The client's grant admits nothing: from now on it counts as no grant. */
     void grantRefused(WaitingRoom room, Q request, S response);
   }
@@ -85,6 +90,7 @@ final class Gatekeeper {
   /** A newcomer (or a ticket the line no longer knows) joins the line, or comes in at once. */
   private static <Q, S> Admission arrive(WaitingRoom r, Q req, Visitor<Q, S> v, boolean stale) {
     String clientKey = v.clientKey(r, req);
+    String identity = v.identity(r, req);
     String pass = v.cookie(r, req, Cookies.PASS);
     boolean hasPass = pass != null && r.hasValidPass(pass);
     long o;
@@ -92,7 +98,7 @@ final class Gatekeeper {
     do {
       long[] t = Tokens.generate();
       token = Tokens.format(t[0], t[1]);
-      o = r.arrive(t[0], t[1], token, clientKey, hasPass, stale);
+      o = r.arrive(t[0], t[1], token, identity, clientKey, hasPass, stale);
     } while (Outcome.kind(o) == Outcome.UNKNOWN);
     return switch (Outcome.kind(o)) {
       case Outcome.ADMITTED -> entered(r, token);

@@ -132,10 +132,29 @@ final class RequestPath implements SlotReleaser {
     return o;
   }
 
-  long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
+  long arrive(
+      long hi,
+      long lo,
+      String token,
+      String identity,
+      String clientKey,
+      boolean pass,
+      boolean stale) {
     long now = clock.millis();
     sale.tick(now);
-    long o = line.arrive(hi, lo, clientKey, pass, now, policy);
+    long o =
+        identity == null
+            ? line.arrive(hi, lo, clientKey, pass, now, policy)
+            : line.arrive(hi, lo, identity, clientKey, pass, now, policy);
+    if (identity != null) {
+      events.retired(o); // the identity's expired place, or a lapsed offer found on the takeover
+      if (Outcome.has(o, Outcome.REJOINED)) { // an existing place moved here: no new ticket
+        if (Outcome.kind(o) == Outcome.ADMITTED) {
+          entered();
+        }
+        return o;
+      }
+    }
     switch (Outcome.kind(o)) {
       case Outcome.ADMITTED -> entered();
       case Outcome.REJECTED -> events.fire(Event.REJECT, "", clientKey, stale);

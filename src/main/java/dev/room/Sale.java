@@ -42,6 +42,12 @@ final class Sale {
   static final String PAUSED_MESSAGE =
       "Admission is paused for now. Everyone keeps their place in line, and this page carries on"
           + " by itself when admission resumes.";
+
+  /** What a page whose place moved to another device says (a fair line: identity). */
+  static final String MOVED_MESSAGE =
+      "You joined the line again on another device or browser, so your place is kept there now."
+          + " Carry on there, or reload this page to bring your place back here.";
+
   static final String CLOSED_MESSAGE =
       "Nobody more will be let in from this line. Should the sale reopen, everyone in it keeps"
           + " their place, and this page carries on by itself.";

@@ -488,6 +488,28 @@ public final class WaitingRoom implements AutoCloseable {
     return sessions.keys().remove(keyId);
   }
 
+  // ── A fair line: one place per identity (issue 18, r2-identity) ───────
+
+  /**
+   * Derives the identity a newcomer's ticket is bound to, say the signed-in account id ({@code
+   * null} or blank: anonymous, as without a function; the default is none, and an IP address is
+   * never one by default). Joining again with the same identity, from any device or browser,
+   * returns the existing place: the new device gets the ticket's cookies under a fresh token and
+   * the old device's next status poll says {@code "state":"moved"}. The rule is one atomic step of
+   * the line (the Redis line's too), so concurrent joins converge on one ticket. Identities are
+   * kept only as salted hashes ({@link dev.room.spi.Identities}), in memory, in Redis and in an
+   * export, and forgotten when the ticket ends. One that throws is taken as anonymous.
+   */
+  public void setIdentityFunction(Function<HttpServletRequest, String> fn) {
+    web.identityFunction = fn;
+  }
+
+  public Function<HttpServletRequest, String> identityFunction() {
+    return web.identityFunction;
+  }
+
+  // ── end of a fair line: identity ──
+
   // ── Introspection ──────────────────────────────────────────────────────
 
   /** Requests being served now (in SESSIONS mode, those of active sessions). */
@@ -784,7 +806,19 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** A newcomer the fast path could not admit; {@code token} is its fresh token's hex form. */
   long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
-    return path.arrive(hi, lo, token, clientKey, pass, stale);
+    return path.arrive(hi, lo, token, null, clientKey, pass, stale);
+  }
+
+  /** A newcomer with an identity (null: anonymous): one place per identity. */
+  long arrive(
+      long hi,
+      long lo,
+      String token,
+      String identity,
+      String clientKey,
+      boolean pass,
+      boolean stale) {
+    return path.arrive(hi, lo, token, identity, clientKey, pass, stale);
   }
 
   /** A client in line came in while the gate was off: its place is no longer needed. */
@@ -818,6 +852,7 @@ public final class WaitingRoom implements AutoCloseable {
     volatile String cookiePath; // null: never set, so the request's context path
     volatile String cookieDomain = "";
     volatile Function<HttpServletRequest, String> clientKeyFunction;
+    volatile Function<HttpServletRequest, String> identityFunction; // a fair line: identity
     volatile RateFunction rateFunction;
     volatile String skipUrl = "";
     volatile Currency currency;
@@ -977,6 +1012,11 @@ public final class WaitingRoom implements AutoCloseable {
 
     public Builder capacityController(CapacityController controller) {
       return add(r -> r.setCapacityController(controller));
+    }
+
+    // a fair line: identity
+    public Builder identityFunction(Function<HttpServletRequest, String> fn) {
+      return add(r -> r.setIdentityFunction(fn));
     }
 
     /** Builds the room; it starts its reaper and event threads. */

@@ -13,8 +13,10 @@ final class Ticket {
   static final byte READY = 2;
   static final byte GONE = 3;
 
-  final long hi;
-  final long lo;
+  /** The token; changes only when the ticket's identity takes its place to another device. */
+  long hi;
+
+  long lo;
 
   /** Arrival number from the ticket counter; never changes. */
   final long number;
@@ -52,6 +54,10 @@ final class Ticket {
   long cookiesSentAt;
   long readyAt;
   String clientKey;
+
+  /** The salted hash of the identity it is bound to ({@link IdentityBook}), or null. */
+  String identity;
+
   byte state;
   boolean seen;
   boolean polled;

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  * line's snapshots: read after serving has stopped for an exact one.
  */
 final class LineScan {
-  static final int FIELDS = 16;
+  static final int FIELDS = 17;
 
   private LineScan() {}
 
@@ -38,7 +38,8 @@ final class LineScan {
       String clientKey,
       long number,
       boolean ready,
-      boolean promoted) {
+      boolean promoted,
+      String identity) {
 
     static Row of(List<Object> r, int at) {
       return new Row(
@@ -57,7 +58,12 @@ final class LineScan {
           (String) r.get(at + 12),
           Replies.num(r, at + 13),
           Replies.num(r, at + 14) != 0,
-          Replies.num(r, at + 15) != 0);
+          Replies.num(r, at + 15) != 0,
+          identity((String) r.get(at + 16)));
+    }
+
+    private static String identity(String s) {
+      return s.isEmpty() ? null : s;
     }
 
     TicketInfo info() {
@@ -88,7 +94,8 @@ final class LineScan {
           ready,
           clientKey,
           promoted && !ready,
-          number);
+          number,
+          identity);
     }
   }
 

@@ -45,7 +45,8 @@ final class LuaScripts {
     ABORT,
     PASS,
     CONTROLS,
-    CHECK;
+    CHECK,
+    SALT;
 
     /** The op's script, relative to this package. */
     String file() {
@@ -61,6 +62,7 @@ final class LuaScripts {
       List.of(
           "lib/keys.lua",
           "lib/record.lua",
+          "lib/identity.lua",
           "lib/order.lua",
           "lib/window.lua",
           "lib/retire.lua",

@@ -3,6 +3,7 @@ package dev.room.redis;
 import dev.room.TicketInfo;
 import dev.room.redis.LuaScripts.Op;
 import dev.room.spi.Controls;
+import dev.room.spi.Identities;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
 import dev.room.spi.LineUnavailableException;
@@ -294,6 +295,60 @@ public final class RedisLine implements Line {
     }
   }
 
+  // identity (one place per person): the rule is in ops/arrive.lua and lib/identity.lua
+  @Override
+  public long arrive(
+      long hi, long lo, String identity, String clientKey, boolean toFront, long now, Policy p) {
+    if (Identities.anonymous(identity)) {
+      return arrive(hi, lo, clientKey, toFront, now, p);
+    }
+    String[] args = {
+      "",
+      Tokens.format(hi, lo),
+      clientKey == null ? "" : clientKey,
+      toFront ? "1" : "0",
+      Long.toString(now),
+      Long.toString(p.maxQueueDepth()),
+      Identities.prehash(identity),
+      Identities.newSalt(), // used only by the room's first identified arrival
+      Long.toString(p.ttl()),
+      Long.toString(p.firstPollGrace()),
+      Long.toString(p.readyTimeout())
+    };
+    try {
+      List<Object> r =
+          lease.admit(
+              gen -> {
+                String[] a = args.clone();
+                a[0] = gen;
+                return eval(Op.ARRIVE, a);
+              },
+              Outcome.ADMITTED,
+              now);
+      track(r);
+      return Replies.outcome(r);
+    } catch (LineUnavailableException e) {
+      return failOpenAdmission(e);
+    }
+  }
+
+  @Override
+  public String identitySalt() {
+    List<Object> r = eval(Op.SALT);
+    return r.isEmpty() ? null : (String) r.get(0);
+  }
+
+  @Override
+  public int restore(
+      Iterator<LineEntry> tickets, Iterator<long[]> passList, String identitySalt, long now) {
+    if (identitySalt != null && !Identities.validSalt(identitySalt)) {
+      throw new IllegalArgumentException("identity salt must be 32 lowercase hex digits");
+    }
+    return restoreWith(tickets, passList, identitySalt, now);
+  }
+
+  // end identity
+
   @Override
   public long poll(long hi, long lo, long now, Policy p) {
     try {
@@ -458,10 +513,15 @@ public final class RedisLine implements Line {
 
   @Override
   public int restore(Iterator<LineEntry> tickets, Iterator<long[]> passList, long now) {
+    return restoreWith(tickets, passList, null, now);
+  }
+
+  private int restoreWith(
+      Iterator<LineEntry> tickets, Iterator<long[]> passList, String salt, long now) {
     if (used()) {
       throw new IllegalStateException("the line has already been used");
     }
-    List<Object> r = new LineRestore(link, keys).run(tickets, passList, now);
+    List<Object> r = new LineRestore(link, keys).run(tickets, passList, salt, now);
     track(r);
     if (Replies.code(r) < 0) {
       throw new IllegalStateException("the line has already been used");

@@ -133,6 +133,54 @@ public interface Line extends AutoCloseable {
    */
   long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy policy);
 
+  // identity (one place per person)
+  /**
+   * Queues a new ticket bound to {@code identity}, or, when the identity already holds a live
+   * place, moves that place to this arrival's token in the same atomic step: the outcome carries
+   * {@link Outcome#REJOINED} and the place's standing as a reload would see it (waiting with its
+   * position, or {@link Outcome#ADMITTED} when it was ready), no ticket is issued, and the token it
+   * was held under reads {@link Outcome#MOVED} from then on (for the policy's TTL). So two
+   * concurrent arrivals with one identity converge on one ticket. An expired place is retired and a
+   * fresh ticket issued. A null or blank identity is an anonymous arrival, exactly {@link
+   * #arrive(long, long, String, boolean, long, Policy)}. The identity is kept only as a salted hash
+   * ({@link Identities}), and released when its ticket ends.
+   */
+  default long arrive(
+      long hi,
+      long lo,
+      String identity,
+      String clientKey,
+      boolean toFront,
+      long now,
+      Policy policy) {
+    if (!Identities.anonymous(identity)) {
+      throw new UnsupportedOperationException(getClass().getName() + " keeps no identities");
+    }
+    return arrive(hi, lo, clientKey, toFront, now, policy);
+  }
+
+  /**
+   * The salt this line hashes identities with ({@link Identities#hash}), or null while it has
+   * hashed none; an export carries it so that the identities it holds match again after an import.
+   */
+  default String identitySalt() {
+    return null;
+  }
+
+  /**
+   * {@link #restore(Iterator, Iterator, long)} with the identity salt of the export ({@code null}
+   * when it had none): the entries' identity hashes bind their tickets again.
+   */
+  default int restore(
+      Iterator<LineEntry> tickets, Iterator<long[]> passes, String identitySalt, long now) {
+    if (identitySalt != null) {
+      throw new UnsupportedOperationException(getClass().getName() + " keeps no identities");
+    }
+    return restore(tickets, passes, now);
+  }
+
+  // end identity
+
   /** A status poll: keeps the ticket alive and reports where it stands. */
   long poll(long hi, long lo, long now, Policy policy);
 
