@@ -206,7 +206,8 @@ public final class WaitingRoomFilter implements Filter {
         path.length() == statusBase.length() + 6
             && path.startsWith(statusBase)
             && path.endsWith("/leave");
-    if (!status && !leave && (bypassed(path) || bypassedBy(req))) {
+    boolean challenge = !status && !leave && isChallenge(path, statusBase); // join guard (r3-guard)
+    if (!status && !leave && !challenge && (bypassed(path) || bypassedBy(req))) {
       chain.doFilter(req, res);
       return;
     }
@@ -215,6 +216,8 @@ public final class WaitingRoomFilter implements Filter {
         StatusEndpoint.handle(r, req, res);
       } else if (leave) {
         StatusEndpoint.leave(r, req, res);
+      } else if (challenge) {
+        GuardPages.challenge(r, req, res);
       } else {
         gate(r, req, res, chain, statusBase);
       }
@@ -244,9 +247,18 @@ public final class WaitingRoomFilter implements Filter {
       Responses.waiting(r, req, res, q, statusBase);
     } else if (a == Verdict.CLOSED) {
       Responses.closed(r, req, res);
+    } else if (a instanceof JoinGuard.Refused no) {
+      GuardPages.refused(r, req, res, no, statusBase);
     } else {
       Responses.queueFull(r, req, res);
     }
+  }
+
+  /** {@code <status-path>/challenge}: the join guard's puzzles (join guard, r3-guard). */
+  private static boolean isChallenge(String path, String statusBase) {
+    return path.length() == statusBase.length() + 10
+        && path.startsWith(statusBase)
+        && path.endsWith("/challenge");
   }
 
   /** The application's bypass predicates; one that throws bypasses nothing. */
