@@ -1,5 +1,6 @@
 package dev.room;
 
+import dev.room.engine.Challenges;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;

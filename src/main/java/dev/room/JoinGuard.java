@@ -1,5 +1,6 @@
 package dev.room;
 
+import dev.room.engine.Challenges;
 import dev.room.engine.JoinLimiter;
 import dev.room.engine.LocalJoinLedger;
 import dev.room.spi.JoinLedger;

@@ -1,4 +1,4 @@
-package dev.room;
+package dev.room.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,15 +31,15 @@ import javax.crypto.spec.SecretKeySpec;
  * challenge until it expires, so one solution buys one ticket. Written with the JDK's {@link
  * MessageDigest} and {@link Mac}: the protocol is a few lines, not worth a dependency.
  */
-final class Challenges {
+public final class Challenges {
   /** How long a challenge may be solved and spent: minutes on a slow phone, with room to spare. */
-  static final long LIFETIME_MILLIS = 5 * 60_000;
+  public static final long LIFETIME_MILLIS = 5 * 60_000;
 
   /** The largest difficulty: 2^30 hashes is about ten minutes of a fast desktop browser. */
-  static final int MAX_BITS = 30;
+  public static final int MAX_BITS = 30;
 
   /** What a payload proves. */
-  enum Verdict {
+  public enum Verdict {
     SOLVED,
     MISSING,
     MALFORMED,
@@ -64,12 +64,12 @@ final class Challenges {
 
   private record RoomKey(String room, SecretKeySpec spec) {}
 
-  Challenges(JoinLedger ledger) {
+  public Challenges(JoinLedger ledger) {
     this.ledger = ledger;
   }
 
   /** A fresh challenge for {@code room} at difficulty {@code bits}, as the JSON ALTCHA serves. */
-  String issue(String room, int bits, long now) {
+  public String issue(String room, int bits, long now) {
     long maxNumber = 1L << bits;
     long number = RANDOM.nextLong(maxNumber + 1);
     byte[] salt = new byte[12];
@@ -90,7 +90,7 @@ final class Challenges {
   }
 
   /** Checks a client's payload (base64 JSON) for {@code room} at {@code now}; spends it if good. */
-  Verdict verify(String payload, String room, long now) {
+  public Verdict verify(String payload, String room, long now) {
     if (payload == null || payload.isEmpty()) {
       return Verdict.MISSING;
     }
@@ -134,7 +134,7 @@ final class Challenges {
   }
 
   /** The salt's {@code expires} parameter in epoch millis; -1 when it has none. */
-  static long expires(String salt) {
+  public static long expires(String salt) {
     int q = salt.indexOf('?');
     if (q < 0) {
       return -1;
@@ -153,7 +153,7 @@ final class Challenges {
   }
 
   /** The hex HMAC-SHA256 of {@code challenge} under {@code room}'s key. */
-  String sign(String room, String challenge) {
+  public String sign(String room, String challenge) {
     Mac mac = HMAC.get();
     try {
       mac.init(key(room));
@@ -163,7 +163,7 @@ final class Challenges {
     return HEX.formatHex(mac.doFinal(challenge.getBytes(StandardCharsets.UTF_8)));
   }
 
-  static String sha256(String s) {
+  public static String sha256(String s) {
     return HEX.formatHex(SHA256.get().digest(s.getBytes(StandardCharsets.UTF_8)));
   }
 
