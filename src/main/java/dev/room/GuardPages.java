@@ -4,13 +4,15 @@ import dev.room.engine.Challenges;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The join guard's answers: the challenge page (or its JSON) for a newcomer who has not solved the
  * room's puzzle, 429 for one whose client key took its minute's share, and the challenge endpoint
  * {@code GET <status-path>/challenge}. The page is self-contained: its solver is an inline script
- * that runs a Web Worker made from a Blob, hashing with {@code crypto.subtle}; no external script.
+ * that runs a Web Worker made from a Blob, hashing SHA-256 in plain JavaScript; no external script.
  */
 final class GuardPages {
   static final String CHALLENGE_TITLE = "Checking your browser";
@@ -26,41 +28,10 @@ final class GuardPages {
           + " in %d seconds; this page does so by itself.";
 
   /**
-   * Fetches a challenge, solves it in a Blob worker (SHA-256 of salt + n for n = 0, 1, … until it
-   * matches), stores the ALTCHA payload (base64url) in the cookie and reloads. Three tries per tab,
-   * counted in sessionStorage, so a room whose instances do not share a ledger cannot loop.
+   * The solver: {@code challenge-solver.js}, whose worker hashes in plain JavaScript (see the file
+   * for why); {@code @URL@}, {@code @COOKIE@} and {@code @ATTRS@} are filled in per page.
    */
-  private static final String SOLVER =
-      "(function(){var url=\"%s\",cookie=\"%s\",attrs=\"%s\";"
-          + "var status=document.getElementById(\"pow\");"
-          + "function fail(t){status.textContent=t;var a=document.getElementById(\"again\");"
-          + "a.hidden=false;a.onclick=function(){try{sessionStorage.removeItem(\"room_altcha_tries\");"
-          + "}catch(e){}};}"
-          + "var tries=0;try{tries=+(sessionStorage.getItem(\"room_altcha_tries\")||0);"
-          + "sessionStorage.setItem(\"room_altcha_tries\",tries+1);}catch(e){}"
-          + "if(tries>=3){fail(\"Your browser's answers were not accepted. Please try again in a"
-          + " few minutes.\");return;}"
-          + "if(!window.Worker||!window.fetch||!window.crypto||!crypto.subtle){"
-          + "fail(\"This browser cannot solve the puzzle: it needs a current browser and a secure"
-          + " (https) connection.\");return;}"
-          + "var src=\"onmessage=async function(e){var c=e.data,enc=new TextEncoder(),"
-          + "want=new Uint8Array(c.challenge.match(/../g).map(function(h){return parseInt(h,16);}));"
-          + "for(var n=0;n<=c.maxnumber;n++){var h=new Uint8Array(await crypto.subtle.digest("
-          + "'SHA-256',enc.encode(c.salt+n)));var i=0;while(i<32&&h[i]===want[i])i++;"
-          + "if(i===32){postMessage(n);return;}}postMessage(-1);};\";"
-          + "fetch(url,{headers:{Accept:\"application/json\"},credentials:\"same-origin\","
-          + "cache:\"no-store\"}).then(function(r){if(!r.ok)throw new Error(r.status);"
-          + "return r.json();}).then(function(c){var t0=Date.now();"
-          + "var w=new Worker(URL.createObjectURL(new Blob([src],{type:\"text/javascript\"})));"
-          + "w.onerror=function(){fail(\"The puzzle could not be solved here. Please try again.\");};"
-          + "w.onmessage=function(e){w.terminate();if(e.data<0){fail(\"The puzzle had no answer."
-          + " Please try again.\");return;}"
-          + "var p=JSON.stringify({algorithm:c.algorithm,challenge:c.challenge,number:e.data,"
-          + "salt:c.salt,signature:c.signature,took:Date.now()-t0});"
-          + "document.cookie=cookie+\"=\"+btoa(p).replace(/\\+/g,\"-\").replace(/\\//g,\"_\")"
-          + ".replace(/=+$/,\"\")+attrs;location.reload();};w.postMessage(c);})"
-          + ".catch(function(){fail(\"The puzzle could not be fetched. Please try again.\");});"
-          + "})();";
+  private static final String SOLVER = load("challenge-solver.js");
 
   private static final String RELOAD = "setTimeout(function(){location.reload();},%d);";
 
@@ -118,7 +89,8 @@ final class GuardPages {
     WaitingPage.escapeScript(attrs.toString(), a);
     StringBuilder c = new StringBuilder(cookie.length() + 8);
     WaitingPage.escapeScript(cookie, c);
-    html(res, 403, page(CHALLENGE_TITLE, CHALLENGE_TEXT, NOSCRIPT_TEXT, SOLVER.formatted(u, c, a)));
+    String script = SOLVER.replace("@URL@", u).replace("@COOKIE@", c).replace("@ATTRS@", a);
+    html(res, 403, page(CHALLENGE_TITLE, CHALLENGE_TEXT, NOSCRIPT_TEXT, script));
   }
 
   /** {@code GET <status-path>/challenge}: a fresh challenge as ALTCHA's JSON; 404 while off. */
@@ -170,5 +142,16 @@ final class GuardPages {
         .append("><a class=\"button\" href=\"\">Try again</a></p>\n  </div>\n</main>\n");
     b.append("<script>").append(script).append("</script>\n");
     return b.append("</body>\n</html>\n").toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String load(String name) {
+    try (InputStream in = GuardPages.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource " + name);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }
