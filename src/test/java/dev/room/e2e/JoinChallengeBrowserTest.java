@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.room.FakeClock;
+import dev.room.RoomMode;
 import dev.room.WaitingRoom;
 import java.util.Base64;
 import org.junit.jupiter.api.AfterEach;
@@ -33,8 +34,15 @@ class JoinChallengeBrowserTest {
   @ParameterizedTest
   @ValueSource(ints = {10, 16})
   void theBuiltInPageSolvesThePuzzleAndGetsATicket(int bits) throws Exception {
-    site = Site.start(WaitingRoom.builder().capacity(1).clock(clock).joinChallenge(bits).build());
-    site.holdSlot();
+    // Queue-all: every newcomer needs a ticket, and no parked request has to outlast the solve.
+    site =
+        Site.start(
+            WaitingRoom.builder()
+                .capacity(1)
+                .clock(clock)
+                .mode(RoomMode.QUEUE_ALL)
+                .joinChallenge(bits)
+                .build());
 
     chrome = Chrome.start();
     chrome.open(site.url("/shop"));
