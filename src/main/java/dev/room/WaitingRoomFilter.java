@@ -46,12 +46,13 @@ import java.util.function.Predicate;
  * secure-cookie}, {@code cookie-path}, {@code cookie-domain}, {@code skip-url}, {@code name},
  * {@code admission-mode} ({@code requests} or {@code sessions}), {@code session-duration}, {@code
  * session-max-duration}, {@code mode} ({@code open}, {@code queue-all}, {@code paused}, …), {@code
- * announcement} and {@code admission-rate} (per second), and {@code state-file}: an absolute path
- * where the line is saved on {@link #destroy} (owner-only, written to a temporary file and renamed
- * in one step) and restored on the next {@link #init} before serving, so a redeploy keeps
- * everyone's place; an unreadable file is logged, moved aside to {@code <file>.rejected}, and the
- * room starts with an empty line. A bad value stops the application from starting, with a message
- * naming it.
+ * announcement}, {@code admission-rate} (per second), {@code join-limit} (new tickets per client
+ * key per minute) and {@code join-challenge} (proof-of-work bits; its challenges are served at
+ * {@code <status-path>/challenge}), and {@code state-file}: an absolute path where the line is
+ * saved on {@link #destroy} (owner-only, written to a temporary file and renamed in one step) and
+ * restored on the next {@link #init} before serving, so a redeploy keeps everyone's place; an
+ * unreadable file is logged, moved aside to {@code <file>.rejected}, and the room starts with an
+ * empty line. A bad value stops the application from starting, with a message naming it.
  *
  * <p><b>Running a sale.</b> The room's {@link RoomMode} decides what happens to a gated request
  * without a live session: {@code PASSTHROUGH} lets it through without a slot (and lets a visitor in
