@@ -5,9 +5,11 @@ import dev.room.spi.Outcome;
 /**
  * What the {@link Gatekeeper} decided for one request. The common cases are constants ({@link
  * Verdict}), so the fast path allocates nothing; a visitor in line is {@link Queued}; a live
- * shopping session is {@link Sessions.Admitted}.
+ * shopping session is {@link Sessions.Admitted}; a newcomer the join guard turns away is {@link
+ * JoinGuard.Refused}.
  */
-sealed interface Admission permits Admission.Verdict, Admission.Queued, Sessions.Admitted {
+sealed interface Admission
+    permits Admission.Verdict, Admission.Queued, Sessions.Admitted, JoinGuard.Refused {
 
   /** The decisions that carry nothing but their name. */
   enum Verdict implements Admission {

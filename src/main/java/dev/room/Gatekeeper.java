@@ -29,6 +29,10 @@ final class Gatekeeper {
 
     /** The client's grant admits nothing: from now on it counts as no grant. */
     void grantRefused(WaitingRoom room, Q request, S response);
+
+    // join guard (r3-guard)
+    /** The address the request came from: what the join limit counts by without a client key. */
+    String remoteAddress(Q request);
   }
 
   private static final long GONE = Outcome.of(Outcome.UNKNOWN, 0, 0);
@@ -93,6 +97,16 @@ final class Gatekeeper {
     String identity = v.identity(r, req);
     String pass = v.cookie(r, req, Cookies.PASS);
     boolean hasPass = pass != null && r.hasValidPass(pass);
+    // join guard (r3-guard): a pass holder was let in before; everyone else may be asked first
+    JoinGuard guard = r.joinGuard();
+    if (!hasPass && guard.enabled()) {
+      String key = clientKey.isEmpty() ? v.remoteAddress(req) : clientKey;
+      String solution = v.cookie(r, req, JoinGuard.COOKIE);
+      JoinGuard.Refused refused = guard.check(r.name(), key, solution, r.clock().millis());
+      if (refused != null) {
+        return refused;
+      }
+    }
     long o;
     String token;
     do {

@@ -38,4 +38,10 @@ final class ServletVisitor implements Gatekeeper.Visitor<HttpServletRequest, Htt
   public void grantRefused(WaitingRoom r, HttpServletRequest req, HttpServletResponse res) {
     Cookies.clear(req, res, r, Cookies.SESSION);
   }
+
+  @Override
+  public String remoteAddress(HttpServletRequest req) {
+    String a = req.getRemoteAddr();
+    return a == null ? "" : a;
+  }
 }

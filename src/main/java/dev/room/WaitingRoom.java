@@ -71,6 +71,7 @@ public final class WaitingRoom implements AutoCloseable {
   private final LineDesk desk;
   private final LineTransfer transfer;
   private final Reaper reaper;
+  private final JoinGuard joinGuard; // join guard (r3-guard)
 
   private WaitingRoom(Builder b) {
     this.clock = b.clock;
@@ -87,6 +88,7 @@ public final class WaitingRoom implements AutoCloseable {
     this.path = new RequestPath(clock, line, sale, sessions, events, settings);
     this.desk = new LineDesk(clock, line, events, settings, web);
     this.transfer = new LineTransfer(clock, line, sale, path::policy);
+    this.joinGuard = new JoinGuard(line); // join guard (r3-guard)
     b.apply(this);
     sale.start(clock.millis());
     path.start();
@@ -509,6 +511,60 @@ public final class WaitingRoom implements AutoCloseable {
   }
 
   // ── end of a fair line: identity ──
+  // ── A fair line: join guard (r3-guard) ───────────────────────────────
+
+  /**
+   * At most {@code perMinute} new tickets per client key per minute (0, the default, is no limit);
+   * beyond it an arrival gets 429 with {@code Retry-After} and no ticket. The key is the {@link
+   * #setClientKeyFunction client key}, or the remote address when there is none: behind a proxy,
+   * set a key function that reads the client's address, or everyone shares the proxy's. Counted in
+   * fixed minutes of the room's clock, so over any 60 s a key gets at most twice the limit; on a
+   * shared (Redis) line the count is shared by every instance. Joins are counted, never merged: a
+   * household behind one address shares the limit, each visitor with a place of its own.
+   */
+  public void setJoinLimit(int perMinute) {
+    joinGuard.setJoinLimit(perMinute);
+  }
+
+  public int joinLimit() {
+    return joinGuard.joinLimit();
+  }
+
+  /**
+   * Asks each newcomer's browser to solve a proof-of-work puzzle before a ticket is issued: 0 (the
+   * default) is off; {@code difficultyBits} (1 to 30) sets ALTCHA's {@code maxnumber} to {@code
+   * 2^difficultyBits}, about {@code 2^(difficultyBits-1)} SHA-256 hashes on average. May be changed
+   * while serving (say, higher while the line is long); challenges already issued keep theirs. The
+   * built-in challenge page solves it in a Web Worker and sends the solution in the {@code
+   * room_altcha} cookie; a browser without JavaScript is told why it cannot join. Challenges are
+   * served at {@code <status-path>/challenge} in the ALTCHA format, verified statelessly (HMAC with
+   * a room secret, bound to the room and an expiry) and spent once (shared by every instance on a
+   * Redis line). A visitor who already holds a ticket or a pass is never asked.
+   */
+  public void setJoinChallenge(int difficultyBits) {
+    joinGuard.setJoinChallenge(difficultyBits);
+  }
+
+  public int joinChallenge() {
+    return joinGuard.joinChallenge();
+  }
+
+  /** Arrivals refused a ticket by the join limit, since the room started. */
+  public long joinsRefused() {
+    return joinGuard.joinsRefused();
+  }
+
+  /**
+   * Challenge solutions refused (malformed, forged, expired, wrong, or replayed), since the room
+   * started; arrivals that sent none are not counted.
+   */
+  public long challengesRefused() {
+    return joinGuard.challengesRefused();
+  }
+
+  JoinGuard joinGuard() {
+    return joinGuard;
+  }
 
   // ── Introspection ──────────────────────────────────────────────────────
 
@@ -1017,6 +1073,17 @@ public final class WaitingRoom implements AutoCloseable {
     // a fair line: identity
     public Builder identityFunction(Function<HttpServletRequest, String> fn) {
       return add(r -> r.setIdentityFunction(fn));
+    }
+
+    // join guard (r3-guard)
+    public Builder joinLimit(int perMinute) {
+      JoinGuard.joinLimit(perMinute);
+      return add(r -> r.setJoinLimit(perMinute));
+    }
+
+    public Builder joinChallenge(int difficultyBits) {
+      JoinGuard.joinChallenge(difficultyBits);
+      return add(r -> r.setJoinChallenge(difficultyBits));
     }
 
     /** Builds the room; it starts its reaper and event threads. */

@@ -4,6 +4,7 @@ import dev.room.TicketInfo;
 import dev.room.redis.LuaScripts.Op;
 import dev.room.spi.Controls;
 import dev.room.spi.Identities;
+import dev.room.spi.JoinLedger;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
 import dev.room.spi.LineUnavailableException;
@@ -111,6 +112,13 @@ public final class RedisLine implements Line {
   /** Starts building a line for room {@code roomId} on the Redis at {@code redisUri}. */
   public static Builder builder(String redisUri, String roomId) {
     return new Builder(redisUri, roomId);
+  }
+
+  // join guard (r3-guard)
+  /** Join limits, spent challenges and their secret, shared by every instance of the room. */
+  @Override
+  public JoinLedger joinLedger() {
+    return new RedisJoinLedger(link, keys);
   }
 
   /** Whether this instance is connected to Redis now; for readiness probes. */

@@ -40,6 +40,11 @@ final class RoomKeys {
     return all;
   }
 
+  /** The room's hash-tagged prefix, for keys outside the scripts' (the join ledger's). */
+  String prefix() {
+    return prefix;
+  }
+
   String passes() {
     return all[9];
   }

@@ -266,6 +266,15 @@ public interface Line extends AutoCloseable {
    */
   void export(Consumer<LineEntry> tickets, Consumer<long[]> passes);
 
+  // join guard (r3-guard)
+  /**
+   * Where the room's join limits and spent challenges live when this line is shared by several
+   * instances; null (the default) for a line only this process sees.
+   */
+  default JoinLedger joinLedger() {
+    return null;
+  }
+
   /**
    * Replaces an unused line with {@code tickets} (in line order) and {@code passes}, all or
    * nothing: if either iterator throws, the line is left as it was. Ready tickets come first and
