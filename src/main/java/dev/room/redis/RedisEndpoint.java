@@ -17,6 +17,8 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
+import java.net.SocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -40,18 +42,27 @@ final class RedisEndpoint implements AutoCloseable {
     CLUSTER
   }
 
-  /** One connection and its synchronous commands. */
+  /**
+   * One connection and its synchronous commands; {@code primary} is where Sentinel said the primary
+   * was just before it opened (null for the other topologies, or when no sentinel answered).
+   */
   record Connection(
-      StatefulConnection<String, String> stateful, RedisClusterCommands<String, String> sync) {}
+      StatefulConnection<String, String> stateful,
+      RedisClusterCommands<String, String> sync,
+      SocketAddress primary) {}
 
   private final Topology topology;
   private final RedisClient client; // standalone and Sentinel
   private final RedisClusterClient clusterClient;
+  private final RedisURI sentinelUri;
+  private StatefulRedisSentinelConnection<String, String> sentinel; // guarded by the caller
 
-  private RedisEndpoint(Topology topology, RedisClient client, RedisClusterClient clusterClient) {
+  private RedisEndpoint(
+      Topology topology, RedisClient client, RedisClusterClient clusterClient, RedisURI uri) {
     this.topology = topology;
     this.client = client;
     this.clusterClient = clusterClient;
+    this.sentinelUri = topology == Topology.SENTINEL ? uri : null;
   }
 
   /**
@@ -76,11 +87,11 @@ final class RedisEndpoint implements AutoCloseable {
             "redisUri is a redis-sentinel:// URI; Sentinel does not manage a Redis Cluster");
       }
       uri.setTimeout(commandTimeout);
-      return new RedisEndpoint(Topology.SENTINEL, standalone(uri, commandTimeout), null);
+      return new RedisEndpoint(Topology.SENTINEL, standalone(uri, commandTimeout), null, uri);
     }
     if (!cluster && !hosts) {
       uri.setTimeout(commandTimeout);
-      return new RedisEndpoint(Topology.STANDALONE, standalone(uri, commandTimeout), null);
+      return new RedisEndpoint(Topology.STANDALONE, standalone(uri, commandTimeout), null, uri);
     }
     if (uri.getDatabase() != 0) {
       throw new IllegalArgumentException(
@@ -103,7 +114,7 @@ final class RedisEndpoint implements AutoCloseable {
                     .enablePeriodicRefresh(Duration.ofSeconds(30))
                     .build())
             .build());
-    return new RedisEndpoint(Topology.CLUSTER, null, c);
+    return new RedisEndpoint(Topology.CLUSTER, null, c, null);
   }
 
   Topology topology() {
@@ -111,7 +122,8 @@ final class RedisEndpoint implements AutoCloseable {
   }
 
   /**
-   * Connects; returns once the handshake's reply (for a cluster: the topology) came back.
+   * Connects; returns once the handshake's reply (for a cluster: the topology) came back. Not
+   * thread-safe: the caller connects from one thread at a time.
    *
    * @throws io.lettuce.core.RedisException when Redis (or every seed, or every sentinel) is
    *     unreachable
@@ -120,10 +132,47 @@ final class RedisEndpoint implements AutoCloseable {
     if (clusterClient != null) {
       StatefulRedisClusterConnection<String, String> c = clusterClient.connect(StringCodec.UTF8);
       openPrimaries(c);
-      return new Connection(c, c.sync());
+      return new Connection(c, c.sync(), null);
     }
+    SocketAddress primary = topology == Topology.SENTINEL ? askSentinel() : null;
     StatefulRedisConnection<String, String> c = client.connect(StringCodec.UTF8);
-    return new Connection(c, c.sync());
+    return new Connection(c, c.sync(), primary);
+  }
+
+  /**
+   * Whether {@code c} still goes to the primary: under Sentinel, whether the sentinels name the
+   * primary they named when it opened. A failover promotes the replica at once, but the old primary
+   * takes seconds more to be turned into a replica (until then it takes writes, lost when it
+   * resyncs), so the heartbeat asks instead of waiting for a READONLY. True when no sentinel
+   * answers: the connection may well be fine. Not thread-safe, as {@link #connect()}.
+   */
+  boolean stillPrimary(Connection c) {
+    if (topology != Topology.SENTINEL || c.primary() == null) {
+      return true;
+    }
+    SocketAddress now = askSentinel();
+    return now == null || now.equals(c.primary());
+  }
+
+  /** Where the sentinels say the primary is, or null when none answers. */
+  private SocketAddress askSentinel() {
+    try {
+      if (sentinel == null || !sentinel.isOpen()) {
+        closeSentinel();
+        sentinel = client.connectSentinel(StringCodec.UTF8, sentinelUri); // the first that answers
+      }
+      return sentinel.sync().getMasterAddrByName(sentinelUri.getSentinelMasterId());
+    } catch (RedisException e) {
+      closeSentinel();
+      return null;
+    }
+  }
+
+  private void closeSentinel() {
+    if (sentinel != null) {
+      sentinel.closeAsync();
+      sentinel = null;
+    }
   }
 
   /**
@@ -148,6 +197,7 @@ final class RedisEndpoint implements AutoCloseable {
   /** Closes the client's threads. */
   @Override
   public void close() {
+    closeSentinel();
     AbstractRedisClient c = clusterClient != null ? clusterClient : client;
     c.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }

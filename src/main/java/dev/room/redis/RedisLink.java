@@ -83,7 +83,7 @@ final class RedisLink implements AutoCloseable {
         return State.DOWN;
       }
       Connection c = connection.get();
-      if (c != null && c.stateful().isOpen() && answers(c.sync())) {
+      if (c != null && c.stateful().isOpen() && answers(c.sync()) && endpoint.stillPrimary(c)) {
         return State.UP;
       }
       if (c != null) {
@@ -186,11 +186,15 @@ final class RedisLink implements AutoCloseable {
   }
 
   /**
-   * Errors of a node that is a replica now: a write reached a demoted primary (READONLY), or a
-   * replica that lost its primary (MASTERDOWN).
+   * Errors of a node that is not the primary to write to now: a write reached a demoted primary
+   * (READONLY), a replica that lost its primary (MASTERDOWN), or a primary cut off from its
+   * replicas under {@code min-replicas-to-write} (NOREPLICAS: likely replaced by a failover).
    */
   private static boolean replicaError(String message) {
-    return message != null && (message.startsWith("READONLY") || message.startsWith("MASTERDOWN"));
+    return message != null
+        && (message.startsWith("READONLY")
+            || message.startsWith("MASTERDOWN")
+            || message.startsWith("NOREPLICAS"));
   }
 
   /** Errors Redis gives while it is starting, failing over or busy: worth a retry later. */
