@@ -107,8 +107,8 @@ final class RedisEndpoint implements AutoCloseable {
             .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
             .socketOptions(socket(commandTimeout))
             // A MOVED or ASK reply means the command did not run, so following it never runs a
-            // script twice; such a reply (and a failover) also refreshes the topology, adaptive
-            // refresh being on by default.
+            // script twice; such a reply also refreshes the topology (adaptive refresh is on by
+            // default), as does every reconnect.
             .topologyRefreshOptions(
                 ClusterTopologyRefreshOptions.builder()
                     .enablePeriodicRefresh(Duration.ofSeconds(30))
