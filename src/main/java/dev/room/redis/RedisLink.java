@@ -181,7 +181,10 @@ final class RedisLink implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    connection.set(null);
+    Connection c = connection.getAndSet(null);
+    if (c != null) {
+      c.stateful().close(); // before the client's shutdown, which would close it a second time
+    }
     endpoint.close();
   }
 
