@@ -42,9 +42,14 @@ final class RedisServer implements AutoCloseable {
   private Process process;
 
   private RedisServer(String binary, List<String> extra, String readyLine) throws IOException {
+    this(binary, extra, readyLine, freePort());
+  }
+
+  private RedisServer(String binary, List<String> extra, String readyLine, int port)
+      throws IOException {
     this.binary = binary;
     this.dir = Files.createTempDirectory("room-redis");
-    this.port = freePort();
+    this.port = port;
     this.extra = extra;
     this.readyLine = readyLine;
   }
@@ -56,17 +61,22 @@ final class RedisServer implements AutoCloseable {
 
   /** Starts a node for a Redis Cluster, with no slots yet and no AOF (see {@link LocalCluster}). */
   static RedisServer clusterNode() throws IOException {
-    return start(
-        List.of(
-            "--cluster-enabled",
-            "yes",
-            "--cluster-config-file",
-            "nodes.conf",
-            "--cluster-node-timeout",
-            "2000",
-            "--appendonly",
-            "no"),
-        READY);
+    RedisServer s =
+        new RedisServer(
+            binaryOrSkip(),
+            List.of(
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                "2000",
+                "--appendonly",
+                "no"),
+            READY,
+            freeClusterPort());
+    s.startProcess();
+    return s;
   }
 
   /** Starts a replica of {@code primary}. */
@@ -232,6 +242,30 @@ final class RedisServer implements AutoCloseable {
     }
     Assumptions.abort(note + "; skipping the Redis line tests");
     return null;
+  }
+
+  /**
+   * A free port whose cluster bus port (10000 above it, where a node listens for its peers) is free
+   * too: an ephemeral port would often be too high for one (Linux hands out up to 60999).
+   */
+  private static int freeClusterPort() throws IOException {
+    java.util.Random random = new java.util.Random();
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int p = 20_000 + random.nextInt(55_535 - 20_000);
+      if (bindable(p) && bindable(p + 10_000)) {
+        return p;
+      }
+    }
+    throw new IOException("no free port pair for a cluster node");
+  }
+
+  private static boolean bindable(int port) {
+    try {
+      new ServerSocket(port, 1, InetAddress.getLoopbackAddress()).close();
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static int freePort() throws IOException {
