@@ -94,7 +94,7 @@ public final class RedisLine implements Line {
     this.clock = b.clock;
     this.failOpen = b.failOpen;
     this.leaseTtl = b.leaseTtl.toMillis();
-    this.link = new RedisLink(b.redisUri, b.commandTimeout);
+    this.link = new RedisLink(b.redisUri, b.cluster, b.commandTimeout);
     this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
     this.passes = new PassBook(link, keys, failOpen);
     this.recovery = new Recovery(roomId);
@@ -109,7 +109,12 @@ public final class RedisLine implements Line {
     return builder(redisUri, roomId).build();
   }
 
-  /** Starts building a line for room {@code roomId} on the Redis at {@code redisUri}. */
+  /**
+   * Starts building a line for room {@code roomId} on the Redis at {@code redisUri}: {@code
+   * redis://host:port[/db]} (one server), {@code
+   * redis-sentinel://host:port[,host2:port2]/db#master} (the primary Sentinel names) or {@code
+   * redis://h1:p1,h2:p2,...} (a Redis Cluster; see {@link Builder#cluster(boolean)}).
+   */
   public static Builder builder(String redisUri, String roomId) {
     return new Builder(redisUri, roomId);
   }
@@ -691,6 +696,7 @@ public final class RedisLine implements Line {
     private InstantSource clock = InstantSource.system();
     private String instanceName = defaultInstanceName();
     private boolean backgroundHeartbeat = true;
+    private boolean cluster;
 
     private Builder(String redisUri, String roomId) {
       this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
@@ -733,6 +739,16 @@ public final class RedisLine implements Line {
     /** The name this instance's leases carry in Redis, for operators (default host/pid). */
     public Builder instanceName(String name) {
       this.instanceName = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
+     * Whether {@code redisUri} names a Redis Cluster (default false: a URI with several hosts, as
+     * {@code redis://h1:7000,h2:7001,h3:7002}, names one anyway, its hosts being seeds). A room's
+     * keys share one hash tag, so a room lives on one shard and rooms spread over the shards.
+     */
+    public Builder cluster(boolean cluster) {
+      this.cluster = cluster;
       return this;
     }
 
