@@ -8,6 +8,7 @@ import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Move;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
+import dev.room.spi.SessionStore;
 import dev.room.spi.Tokens;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -71,6 +73,7 @@ public final class RedisLine implements Line {
   private final long leaseTtl;
   private final Heartbeat heartbeat;
   private final PassBook passes;
+  private final RedisSessionStore sessions;
   private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
   private volatile boolean needResume;
 
@@ -91,6 +94,7 @@ public final class RedisLine implements Line {
     this.link = new RedisLink(b.redisUri, b.commandTimeout);
     this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
     this.passes = new PassBook(link, keys, failOpen);
+    this.sessions = new RedisSessionStore(this, keys, link, clock);
     this.heartbeat =
         new Heartbeat(roomId, leaseTtl / 3, failOpen, this::beat, b.backgroundHeartbeat);
     heartbeat.start();
@@ -499,6 +503,24 @@ public final class RedisLine implements Line {
     return lease;
   }
 
+  // ── Admission sessions ─────────────────────────────────────────────────
+
+  /** The room's admission sessions, shared in Redis by every instance on this line. */
+  @Override
+  public Optional<SessionStore> sharedSessions() {
+    return Optional.of(sessions);
+  }
+
+  /** Runs a session script (its keys: the room's, then the session store's). */
+  List<Object> evalSessions(Op op, String... args) {
+    try {
+      return link.eval(op, keys.sessions(), args);
+    } catch (LineUnavailableException e) {
+      heartbeat.wake();
+      throw e;
+    }
+  }
+
   RedisLink link() {
     return link;
   }
@@ -544,7 +566,7 @@ public final class RedisLine implements Line {
     }
   }
 
-  private void track(List<Object> r) {
+  void track(List<Object> r) {
     capacity = (int) Replies.num(r, 3);
     inFlight = (int) Replies.num(r, 4);
     ready = Replies.num(r, 5);
