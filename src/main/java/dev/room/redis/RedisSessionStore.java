@@ -31,6 +31,7 @@ final class RedisSessionStore implements SessionStore {
   static final long STALE_MILLIS = 1000;
 
   private static final int SWEEP_STEP = 256;
+  private static final long NEVER = Long.MIN_VALUE;
   private static final int COUNTERS = 9; // lib/reply.lua's reply: what a state change returns
 
   private record Copy(Session session, long fetchedAt) {}
@@ -41,7 +42,7 @@ final class RedisSessionStore implements SessionStore {
   private final InstantSource clock;
   private final ConcurrentHashMap<String, Copy> copies = new ConcurrentHashMap<>();
   private volatile long generation;
-  private volatile long generationAt = Long.MIN_VALUE;
+  private volatile long generationAt = NEVER;
 
   RedisSessionStore(RedisLine line, RoomKeys keys, RedisLink link, InstantSource clock) {
     this.line = line;
@@ -150,7 +151,8 @@ final class RedisSessionStore implements SessionStore {
   @Override
   public long generation() {
     long now = clock.millis();
-    if (now - generationAt >= STALE_MILLIS || now < generationAt) {
+    long at = generationAt;
+    if (at == NEVER || now - at >= STALE_MILLIS || now < at) {
       String g = link.call(c -> c.hget(keys.all()[0], "sgen"));
       seenGeneration(g == null ? 0 : Long.parseLong(g), now);
     }

@@ -229,7 +229,7 @@ public abstract class SessionStoreContractTest {
 
   @Test
   void aNewGenerationEndsEverySessionEverywhere() {
-    List<SessionStore> s = room(2, 4);
+    List<SessionStore> s = room(3, 4);
     Session a = start(s.get(0), 0, "t1", MINUTE, MINUTE);
     Session b = start(s.get(1), 1, "t2", MINUTE, MINUTE);
     assertEquals(0, s.get(1).generation());
@@ -245,6 +245,7 @@ public abstract class SessionStoreContractTest {
     assertEquals(1, c.generation());
     assertEquals(2, s.get(1).newGeneration(clock.millis(), id -> {}));
     assertEquals(2, s.get(0).generation());
+    assertEquals(2, s.get(2).generation(), "an instance that never asked before");
   }
 
   @Test
