@@ -87,7 +87,7 @@ public final class WaitingRoom implements AutoCloseable {
         new Sessions(
             line.sharedSessions().orElseGet(() -> new InMemorySessionStore(line::exit)),
             this::slotReturned,
-            line::exit,
+            now -> exitSlot(),
             events,
             () -> settings.name,
             this::claim,
