@@ -59,7 +59,10 @@ public interface SessionStore {
   /** Sessions holding a slot now. */
   int count();
 
-  /** The current sale generation (0 at first). */
+  /**
+   * The current sale generation (0 at first); on a shared store, as seen at most one poll interval
+   * ago (a new generation started here is seen at once).
+   */
   long generation();
 
   /**
