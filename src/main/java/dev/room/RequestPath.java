@@ -107,6 +107,11 @@ final class RequestPath implements SlotReleaser {
   public void exitSlot() {
     long now = clock.millis();
     line.exit(now);
+    slotReturned(now);
+  }
+
+  /** A slot came back to the line (a request's exit, or a session's end in its store). */
+  void slotReturned(long now) {
     sale.tick(now);
     utilization.sample(utilization(), now);
     events.drained();

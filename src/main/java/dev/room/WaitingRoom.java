@@ -2,6 +2,7 @@ package dev.room;
 
 import dev.room.engine.EventBus;
 import dev.room.engine.InMemoryLine;
+import dev.room.engine.InMemorySessionStore;
 import dev.room.engine.Reaper;
 import dev.room.spi.Line;
 import dev.room.spi.Policy;
@@ -84,7 +85,15 @@ public final class WaitingRoom implements AutoCloseable {
     this.events = new RoomEvents(line, this::inFlight);
     this.sale = new Sale(events, line, this::setCapacity, settings::displayName, userCode);
     this.sessions =
-        new Sessions(events, this::exitSlot, () -> settings.name, this::claim, line::live);
+        new Sessions(
+            line.sharedSessions().orElseGet(() -> new InMemorySessionStore(line::exit)),
+            this::slotReturned,
+            now -> exitSlot(),
+            events,
+            () -> settings.name,
+            this::claim,
+            line::live,
+            clock);
     this.path = new RequestPath(clock, line, sale, sessions, events, settings);
     this.desk = new LineDesk(clock, line, events, settings, web);
     this.transfer = new LineTransfer(clock, line, sale, path::policy);
@@ -844,6 +853,11 @@ public final class WaitingRoom implements AutoCloseable {
   /** Gives one held slot back, by a request or a session. */
   void exitSlot() {
     path.exitSlot();
+  }
+
+  /** A session's slot came back through its store. */
+  private void slotReturned(long now) {
+    path.slotReturned(now);
   }
 
   /** A status poll, with the events it implies. */

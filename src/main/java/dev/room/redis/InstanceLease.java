@@ -113,6 +113,28 @@ final class InstanceLease {
   }
 
   /**
+   * Hands the slot of one admitted request over to a session: {@code script} (given the live
+   * generation, or "" for none) moves it out of the lease in Redis and answers 1 when it was held
+   * under the generation, else 0 (the lease lapsed and the session took a slot anew). Either way
+   * this instance counts one request fewer, as a release would.
+   */
+  List<Object> handOver(Function<String, List<Object>> script) {
+    lock.readLock().lock();
+    try {
+      String gen = generation;
+      List<Object> reply = script.apply(gen == null ? "" : gen);
+      if ((Long) reply.get(0) == 1) {
+        decrementIfPositive(held);
+      } else if (!decrementIfPositive(unbacked)) {
+        decrementIfPositive(held); // fenced, and not noticed yet: the fence turns held unbacked
+      }
+      return reply;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
    * Renews the lease and has Redis reconcile the slots held under it; registers when there is no
    * live generation. Returns the reply.
    */

@@ -46,7 +46,15 @@ final class LuaScripts {
     PASS,
     CONTROLS,
     CHECK,
-    SALT;
+    SALT,
+    // admission sessions (RedisSessionStore)
+    SESSION_START,
+    SESSION_GET,
+    SESSION_TICKET,
+    SESSION_RENEW,
+    SESSION_END,
+    SESSION_SWEEP,
+    SESSION_GENERATION;
 
     /** The op's script, relative to this package. */
     String file() {
@@ -67,7 +75,8 @@ final class LuaScripts {
           "lib/window.lua",
           "lib/retire.lua",
           "lib/lease.lua",
-          "lib/reply.lua");
+          "lib/reply.lua",
+          "lib/sessions.lua");
 
   private final Map<Op, String> sources = new EnumMap<>(Op.class);
   private final Map<Op, String> shas = new EnumMap<>(Op.class);

@@ -11,6 +11,7 @@ import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Move;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
+import dev.room.spi.SessionStore;
 import dev.room.spi.Tokens;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -76,6 +78,7 @@ public final class RedisLine implements Line {
   private final PassBook passes;
   private final Recovery recovery;
   private final RedisControls controls;
+  private final RedisSessionStore sessions;
   private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
   private volatile boolean needResume;
 
@@ -99,6 +102,7 @@ public final class RedisLine implements Line {
     this.passes = new PassBook(link, keys, failOpen);
     this.recovery = new Recovery(roomId);
     this.controls = new RedisControls(link, keys);
+    this.sessions = new RedisSessionStore(this, keys, link, clock);
     this.heartbeat =
         new Heartbeat(roomId, leaseTtl / 3, failOpen, this::beat, b.backgroundHeartbeat);
     heartbeat.start();
@@ -613,6 +617,24 @@ public final class RedisLine implements Line {
     return lease;
   }
 
+  // ── Admission sessions ─────────────────────────────────────────────────
+
+  /** The room's admission sessions, shared in Redis by every instance on this line. */
+  @Override
+  public Optional<SessionStore> sharedSessions() {
+    return Optional.of(sessions);
+  }
+
+  /** Runs a session script (its keys: the room's, then the session store's). */
+  List<Object> evalSessions(Op op, String... args) {
+    try {
+      return link.eval(op, keys.sessions(), args);
+    } catch (LineUnavailableException e) {
+      heartbeat.wake();
+      throw e;
+    }
+  }
+
   RedisLink link() {
     return link;
   }
@@ -669,7 +691,7 @@ public final class RedisLine implements Line {
     }
   }
 
-  private void track(List<Object> r) {
+  void track(List<Object> r) {
     capacity = (int) Replies.num(r, 3);
     if (capacity > 0) {
       knownCapacity = capacity;

@@ -18,8 +18,12 @@ final class RoomKeys {
     "tk", "line", "heads", "gsize", "act", "unseen", "passes", "ids"
   };
 
+  /** The session store's keys, after the shared ones (lib/sessions.lua names them). */
+  private static final String[] SESSIONS = {"ses", "sest", "sesx"};
+
   private final String prefix;
   private final String[] all;
+  private final String[] sessions;
 
   RoomKeys(String roomId) {
     if (roomId == null || roomId.isEmpty() || roomId.length() > 200) {
@@ -33,6 +37,20 @@ final class RoomKeys {
     for (int i = 0; i < NAMES.length; i++) {
       all[i] = prefix + NAMES[i];
     }
+    sessions = Arrays.copyOf(all, all.length + SESSIONS.length);
+    for (int i = 0; i < SESSIONS.length; i++) {
+      sessions[all.length + i] = prefix + SESSIONS[i];
+    }
+  }
+
+  /** The shared keys followed by the session store's. The array is shared: do not modify it. */
+  String[] sessions() {
+    return sessions;
+  }
+
+  /** The key of the secret the default signing key shares (RedisSessionStore.sharedSecret). */
+  String signingSecret() {
+    return prefix + "skey";
   }
 
   /** The shared keys, as every script's KEYS. The array is shared: do not modify it. */

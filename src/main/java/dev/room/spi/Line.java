@@ -3,6 +3,7 @@ package dev.room.spi;
 import dev.room.TicketInfo;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
@@ -292,4 +293,13 @@ public interface Line extends AutoCloseable {
 
   @Override
   void close();
+
+  /**
+   * The store of admission sessions every instance on this line shares, or empty for a line of one
+   * instance (the room then keeps its sessions in memory). A shared line must offer one, so that a
+   * session's slot, a grant and its revocation mean the same on every instance.
+   */
+  default Optional<SessionStore> sharedSessions() {
+    return Optional.empty();
+  }
 }

@@ -25,7 +25,10 @@ local hs = redis.call('HVALS', HELD)
 for i = 1, #hs do
   held = held + tonumber(hs[i])
 end
-need(held == metaNum('inflight'), 'held ' .. held .. ' != in flight ' .. metaNum('inflight'))
+local sesheld = metaNum('sesheld')
+need(sesheld >= 0, 'negative session slots')
+need(held + sesheld == metaNum('inflight'),
+  'held ' .. held .. ' + sessions ' .. sesheld .. ' != in flight ' .. metaNum('inflight'))
 need(redis.call('ZCARD', LEASES) == redis.call('HLEN', HELD), 'leases != held counts')
 local here = redis.call('ZCARD', HERE)
 local allow = allowance()
