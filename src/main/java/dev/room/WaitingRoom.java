@@ -1,5 +1,6 @@
 package dev.room;
 
+import dev.room.audit.AdmissionLog;
 import dev.room.engine.EventBus;
 import dev.room.engine.InMemoryLine;
 import dev.room.engine.Reaper;
@@ -71,6 +72,7 @@ public final class WaitingRoom implements AutoCloseable {
   private final LineDesk desk;
   private final LineTransfer transfer;
   private final Reaper reaper;
+  private final AuditHook audit = new AuditHook();
 
   private WaitingRoom(Builder b) {
     this.clock = b.clock;
@@ -88,6 +90,9 @@ public final class WaitingRoom implements AutoCloseable {
     this.desk = new LineDesk(clock, line, events, settings, web);
     this.transfer = new LineTransfer(clock, line, sale, path::policy);
     b.apply(this);
+    if (b.admissionLog != null) { // after the name, which its genesis entry records
+      setAdmissionLog(b.admissionLog);
+    }
     sale.start(clock.millis());
     path.start();
     Reaper r =
@@ -551,6 +556,24 @@ public final class WaitingRoom implements AutoCloseable {
     return desk.hasValidPass(passToken);
   }
 
+  // ── A verifiable admission log ─────────────────────────────────────────
+
+  /**
+   * Records this room's admissions, and every event that legitimately changes who is next, in
+   * {@code log} (see {@link AdmissionLog}); once, before the room serves traffic. Closing the room
+   * closes the log. On a line that cannot journal (Redis) the log records what this instance saw.
+   *
+   * @throws IllegalStateException when the room already has a log, or has served traffic
+   */
+  public void setAdmissionLog(AdmissionLog log) {
+    audit.attach(log, line, events, settings.name, clock, sale);
+  }
+
+  /** The room's admission log, or {@code null} (the default: none). */
+  public AdmissionLog admissionLog() {
+    return audit.log();
+  }
+
   // ── Line management ────────────────────────────────────────────────────
 
   /**
@@ -694,6 +717,7 @@ public final class WaitingRoom implements AutoCloseable {
     reaper.close();
     events.bus().close();
     line.close();
+    audit.close();
   }
 
   // ── The request path, for the filter ───────────────────────────────────
@@ -835,6 +859,7 @@ public final class WaitingRoom implements AutoCloseable {
     private InstantSource clock = InstantSource.system();
     private Line line;
     private Reaper.Timer reaperTimer;
+    private AdmissionLog admissionLog;
     private final java.util.ArrayList<Consumer<WaitingRoom>> settings = new java.util.ArrayList<>();
 
     private Builder() {}
@@ -977,6 +1002,12 @@ public final class WaitingRoom implements AutoCloseable {
 
     public Builder capacityController(CapacityController controller) {
       return add(r -> r.setCapacityController(controller));
+    }
+
+    /** The admission log, attached after every other setting (so its genesis names the room). */
+    public Builder admissionLog(AdmissionLog log) {
+      this.admissionLog = Objects.requireNonNull(log, "log");
+      return this;
     }
 
     /** Builds the room; it starts its reaper and event threads. */

@@ -3,6 +3,7 @@ package dev.room.engine;
 import dev.room.TicketInfo;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Move;
 import dev.room.spi.Policy;
 import java.util.ArrayList;
@@ -97,6 +98,7 @@ public final class InMemoryLine implements Line {
   @Override
   public void setCapacity(int capacity, long now) {
     synchronized (lock) {
+      window.journal.record(LineJournal.CAPACITY, 0, 0, capacity, 0, 0);
       if (gate.resize(capacity) > 0) {
         window.rebalance(now);
       }
@@ -375,6 +377,14 @@ public final class InMemoryLine implements Line {
       window.offerFirst(now);
       return tokens.size();
     }
+  }
+
+  @Override
+  public boolean journal(LineJournal journal) {
+    synchronized (lock) {
+      window.journal = journal == null ? LineJournal.NONE : journal;
+    }
+    return true;
   }
 
   @Override
