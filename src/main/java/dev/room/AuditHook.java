@@ -25,18 +25,16 @@ final class AuditHook {
       throw new IllegalStateException("the room already has an admission log");
     }
     boolean exact = line.journal(LineJournal.NONE);
-    if (exact && line.used()) {
-      throw new IllegalStateException("set the admission log before the room serves traffic");
-    }
     LineJournal j = log.open(name, clock, exact);
     this.log = log;
     events.observed = !exact;
     events.journal = j;
     if (exact) {
-      line.journal(j);
+      line.journal(j); // starts from a checkpoint of the line as it stands
+    } else {
+      j.record(LineJournal.CAPACITY, 0, 0, line.capacity(), 0, 0);
+      j.record(LineJournal.ALLOWANCE, 0, 0, line.allowance(), 0, 0);
     }
-    j.record(LineJournal.CAPACITY, 0, 0, line.capacity(), 0, 0);
-    j.record(LineJournal.ALLOWANCE, 0, 0, line.allowance(), 0, 0);
     Presale p = sale.presale();
     if (p != null && !p.drawn()) {
       j.note("presale", p.seedHash());

@@ -560,10 +560,11 @@ public final class WaitingRoom implements AutoCloseable {
 
   /**
    * Records this room's admissions, and every event that legitimately changes who is next, in
-   * {@code log} (see {@link AdmissionLog}); once, before the room serves traffic. Closing the room
-   * closes the log. On a line that cannot journal (Redis) the log records what this instance saw.
+   * {@code log} (see {@link AdmissionLog}); once per room. A room that already holds tickets (after
+   * an import, say) starts the log from a checkpoint of its line. Closing the room closes the log.
+   * On a line that cannot journal (Redis) the log records what this instance saw.
    *
-   * @throws IllegalStateException when the room already has a log, or has served traffic
+   * @throws IllegalStateException when the room already has a log
    */
   public void setAdmissionLog(AdmissionLog log) {
     audit.attach(log, line, events, settings.name, clock, sale);

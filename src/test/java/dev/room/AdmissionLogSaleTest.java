@@ -121,21 +121,30 @@ public abstract class AdmissionLogSaleTest {
   }
 
   @Test
-  void aRoomThatServedTrafficRefusesALog() throws Exception {
+  void aLogAttachedToABusyRoomStartsFromACheckpoint() throws Exception {
     FakeClock clock = new FakeClock();
-    try (WaitingRoom room =
-        WaitingRoom.builder().capacity(1).clock(clock).line(newLine(1, clock)).build()) {
+    Path file = dir.resolve("late.jsonl");
+    WaitingRoom room =
+        WaitingRoom.builder().capacity(1).clock(clock).line(newLine(1, clock)).build();
+    try {
       assertTrue(room.tryEnter());
-      room.exit();
-      AdmissionLog log = AdmissionLog.toFile(dir.resolve("late.jsonl"));
-      if (exact()) {
-        assertThrows(IllegalStateException.class, () -> room.setAdmissionLog(log));
-        log.close();
-      } else {
-        room.setAdmissionLog(log); // an observed log records from now on
-        assertThrows(IllegalStateException.class, () -> room.setAdmissionLog(log));
+      List<Visitor> vs = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        vs.add(Visitor.arrive(room));
       }
+      AdmissionLog log = AdmissionLog.toFile(file);
+      room.setAdmissionLog(log);
+      assertThrows(IllegalStateException.class, () -> room.setAdmissionLog(log));
+      room.exit();
+      assertEquals(1, admitReady(vs));
+    } finally {
+      room.close();
     }
+    List<String> lines = Files.readAllLines(file);
+    assertEquals(
+        exact() ? 3 : 0, lines.stream().filter(l -> l.contains("\"kind\":\"held\"")).count());
+    String verdict = AdmissionLogVerifierAccess.verify(file);
+    assertTrue(verdict.startsWith("verified"), verdict);
   }
 
   /** Polls everyone and lets in each ready visitor; returns how many came in (holding a slot). */

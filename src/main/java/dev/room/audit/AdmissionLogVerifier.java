@@ -117,6 +117,7 @@ public final class AdmissionLogVerifier {
     private long seq;
     private boolean exact;
     private boolean closed;
+    private boolean checkpoint;
     private long allowance = Line.UNLIMITED;
     private long lastArrival;
     private String committed;
@@ -166,6 +167,10 @@ public final class AdmissionLogVerifier {
       if (!drawPending.isEmpty() && !(kind.equals("move") && e.string("why").equals("draw"))) {
         return "the pre-sale draw did not place " + drawPending.keySet() + " before this entry";
       }
+      if (kind.equals("held") && !checkpoint) {
+        return "a held ticket after the checkpoint that follows the genesis";
+      }
+      checkpoint &= kind.equals("held") || kind.equals("genesis");
       return kind.equals("genesis") || exact ? policy(kind, e) : observed(kind, e);
     }
 
@@ -203,6 +208,7 @@ public final class AdmissionLogVerifier {
           }
           exact = e.string("line").equals("exact");
           closed = false;
+          checkpoint = true;
           tickets.clear();
           waiting.clear();
           allowance = Line.UNLIMITED;
@@ -227,6 +233,21 @@ public final class AdmissionLogVerifier {
           }
           tickets.put(n, w);
           waiting.add(w);
+          return null;
+        }
+        case "held" -> {
+          long n = e.number("n");
+          if (tickets.containsKey(n)) {
+            return "ticket " + n + " is held twice";
+          }
+          Waiter w = new Waiter(n);
+          key(w, e);
+          w.ready = e.bool("ready");
+          tickets.put(n, w);
+          if (!w.ready) {
+            waiting.add(w);
+          }
+          lastArrival = Math.max(lastArrival, n);
           return null;
         }
         case "move" -> {

@@ -75,6 +75,10 @@ final class EntryWriter {
         b.append(",\"why\":\"").append(why(r[5])).append('"');
       }
       case LineJournal.LAPSE -> key("lapse", r, true);
+      case LineJournal.HELD -> {
+        key("held", r, true);
+        b.append(",\"ready\":").append((r[5] & LineJournal.READY) != 0);
+      }
       case LineJournal.OFFER -> ticket("offer", r);
       case LineJournal.ADMIT -> ticket("admit", r);
       case LineJournal.PRESENT -> ticket("present", r);

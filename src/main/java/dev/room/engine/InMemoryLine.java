@@ -381,10 +381,22 @@ public final class InMemoryLine implements Line {
 
   @Override
   public boolean journal(LineJournal journal) {
+    LineJournal j = journal == null ? LineJournal.NONE : journal;
     synchronized (lock) {
-      window.journal = journal == null ? LineJournal.NONE : journal;
+      window.journal = j;
+      for (Ticket r = window.firstReady(); r != null; r = r.right) {
+        held(j, r, LineJournal.READY);
+      }
+      index.forEach(Integer.MAX_VALUE, t -> held(j, t, 0));
+      j.record(LineJournal.CAPACITY, 0, 0, gate.capacity(), 0, 0);
+      j.record(LineJournal.ALLOWANCE, 0, 0, window.allowance(), 0, 0);
     }
     return true;
+  }
+
+  private static void held(LineJournal j, Ticket t, long ready) {
+    j.record(
+        LineJournal.HELD, t.number, t.band, t.place, t.order, ServingWindow.keyFlags(t) | ready);
   }
 
   @Override

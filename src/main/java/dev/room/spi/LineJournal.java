@@ -46,6 +46,16 @@ public interface LineJournal {
   /** The capacity is now {@code place}. */
   int CAPACITY = 11;
 
+  /**
+   * A ticket already in line when the journal was attached (after an import, say): one for each,
+   * ready ones first ({@link #READY}), then the waiting in line order; then the capacity and the
+   * allowance. The log starts from this checkpoint.
+   */
+  int HELD = 12;
+
+  /** Flag on {@link #HELD}: the ticket is ready (offered a slot). */
+  long READY = 4;
+
   /** Flag: the ticket is tied into a place another ticket holds. */
   long TIED = 1;
 
