@@ -59,6 +59,7 @@ public final class AdmissionLog implements AutoCloseable {
   static final int NOTE = 101;
   static final int DRAW = 102;
   static final int OBSERVED = 1 << 20;
+  private static final long LINGER_MILLIS = 2;
 
   private final OutputStream out;
   private final FileChannel channel;
@@ -71,6 +72,8 @@ public final class AdmissionLog implements AutoCloseable {
   private long pendingLost;
   private long lost;
   private boolean closed;
+  private boolean sleeping; // the writer waits for work with nothing left to flush
+  private boolean flushWanted;
   private IOException failure;
   private volatile InstantSource clock;
   private Thread thread;
@@ -144,7 +147,12 @@ public final class AdmissionLog implements AutoCloseable {
   public void flush() throws IOException {
     synchronized (this) {
       long want = head;
-      while (tail < want && failure == null && thread != null && thread.isAlive()) {
+      flushWanted = true;
+      notifyAll();
+      while ((tail < want || flushWanted)
+          && failure == null
+          && thread != null
+          && thread.isAlive()) {
         try {
           wait(100);
         } catch (InterruptedException e) {
@@ -204,7 +212,8 @@ public final class AdmissionLog implements AutoCloseable {
       return;
     }
     slot(kind, number, band, place, order, flags, now, x);
-    if (head - tail == 1) {
+    if (sleeping) {
+      sleeping = false;
       notifyAll();
     }
   }
@@ -249,37 +258,59 @@ public final class AdmissionLog implements AutoCloseable {
 
   // ── The writer thread ───────────────────────────────────────────────────
 
+  /**
+   * The writer: takes every entry in the ring, formats, chains and buffers it, and flushes the file
+   * once the ring stays empty for {@link #LINGER_MILLIS} (or when asked), so a busy sale costs one
+   * write per buffer, not one per entry. Producers wake it only from its idle sleep: while it
+   * lingers they add to the ring without a notify.
+   */
   private void run() {
-    long[] batch = new long[RING * W];
-    Object[] extras = new Object[RING];
+    long[] batch = new long[W];
+    boolean dirty = false;
     while (true) {
       long from;
       long to;
+      boolean flush;
       synchronized (this) {
-        while (tail == head && !closed) {
-          try {
-            wait();
-          } catch (InterruptedException e) {
-            return;
+        try {
+          if (tail == head && dirty && !flushWanted && !closed) {
+            wait(LINGER_MILLIS);
           }
+          while (tail == head && !dirty && !closed) {
+            if (flushWanted) {
+              flushWanted = false;
+              notifyAll();
+            }
+            sleeping = true;
+            wait();
+          }
+        } catch (InterruptedException e) {
+          return;
         }
-        if (tail == head) {
+        sleeping = false;
+        if (tail == head && closed && !dirty) {
+          flushWanted = false;
+          notifyAll();
           return;
         }
         from = tail;
         to = head;
+        flush = from == to;
       }
       // Slots in [from, to) are not touched by producers until tail moves past them.
       try {
         for (long s = from; s < to; s++) {
           int i = (int) (s & (RING - 1));
-          int b = i * W;
-          System.arraycopy(ring, b, batch, 0, W);
-          extras[0] = extra[i];
+          System.arraycopy(ring, i * W, batch, 0, W);
+          Object x = extra[i];
           extra[i] = null;
-          writer.write(batch, extras[0], salt, out);
+          writer.write(batch, x, salt, out);
         }
-        out.flush();
+        dirty |= to > from;
+        if (flush) {
+          out.flush();
+          dirty = false;
+        }
       } catch (IOException | RuntimeException e) {
         synchronized (this) {
           failure = e instanceof IOException io ? io : new IOException(e);
@@ -290,6 +321,9 @@ public final class AdmissionLog implements AutoCloseable {
       }
       synchronized (this) {
         tail = to;
+        if (flush && flushWanted && tail == head) {
+          flushWanted = false;
+        }
         notifyAll();
       }
     }
