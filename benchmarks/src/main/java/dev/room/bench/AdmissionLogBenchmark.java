@@ -74,7 +74,7 @@ public class AdmissionLogBenchmark {
       if (log) {
         file = Files.createTempFile("admissions", ".jsonl");
         admissions = AdmissionLog.toFile(file);
-        InstantSource clock = () -> java.time.Instant.ofEpochMilli(Lines.NOW);
+        InstantSource clock = InstantSource.fixed(java.time.Instant.ofEpochMilli(Lines.NOW));
         line.journal(admissions.open("bench", clock, true));
       } else {
         line.journal(LineJournal.NONE);
