@@ -147,6 +147,44 @@ public abstract class AdmissionLogSaleTest {
     assertTrue(verdict.startsWith("verified"), verdict);
   }
 
+  @Test
+  void aLogSetBeforeAnImportRecordsTheImportedLine() throws Exception {
+    FakeClock clock = new FakeClock();
+    java.io.ByteArrayOutputStream state = new java.io.ByteArrayOutputStream();
+    try (WaitingRoom before =
+        WaitingRoom.builder().capacity(1).clock(clock).line(newLine(1, clock)).build()) {
+      assertTrue(before.tryEnter());
+      for (int i = 0; i < 4; i++) {
+        Visitor.arrive(before);
+      }
+      before.exportTo(state);
+    }
+    Path file = dir.resolve("restored.jsonl");
+    WaitingRoom room =
+        WaitingRoom.builder()
+            .capacity(1)
+            .clock(clock)
+            .line(newLine(1, clock))
+            .admissionLog(AdmissionLog.toFile(file))
+            .build();
+    try {
+      room.importFrom(new java.io.ByteArrayInputStream(state.toByteArray()));
+      for (TicketInfo t : room.queue(10)) {
+        room.poll(
+            dev.room.spi.Tokens.hi(t.token()), dev.room.spi.Tokens.lo(t.token()), clock.millis());
+      }
+    } finally {
+      room.close();
+    }
+    String verdict = AdmissionLogVerifierAccess.verify(file);
+    assertTrue(verdict.startsWith("verified"), verdict);
+    if (exact()) {
+      assertEquals(
+          4,
+          Files.readAllLines(file).stream().filter(l -> l.contains("\"kind\":\"held\"")).count());
+    }
+  }
+
   /** Polls everyone and lets in each ready visitor; returns how many came in (holding a slot). */
   private static int admitReady(List<Visitor> vs) {
     int in = 0;

@@ -79,7 +79,12 @@ final class EntryWriter {
         key("held", r, true);
         b.append(",\"ready\":").append((r[5] & LineJournal.READY) != 0);
       }
-      case LineJournal.OFFER -> ticket("offer", r);
+      case LineJournal.OFFER -> {
+        ticket("offer", r);
+        if ((r[5] & LineJournal.AWAY) != 0) {
+          b.append(",\"away\":true");
+        }
+      }
       case LineJournal.ADMIT -> ticket("admit", r);
       case LineJournal.PRESENT -> ticket("present", r);
       case LineJournal.REMOVE -> ticket("remove", r);

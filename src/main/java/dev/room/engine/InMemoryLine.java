@@ -373,6 +373,7 @@ public final class InMemoryLine implements Line {
       index.takeAll(read.index());
       counter.passAll(read.maxKey());
       window.restored();
+      index.forEach(Integer.MAX_VALUE, t -> held(window.journal, t, 0));
       passes.replace(newPasses);
       window.offerFirst(now);
       return tokens.size();

@@ -155,7 +155,7 @@ final class ServingWindow {
     if (allowance != Line.UNLIMITED) {
       allowance--;
     }
-    journal.record(LineJournal.OFFER, t.number, 0, 0, 0, 0);
+    journal.record(LineJournal.OFFER, t.number, 0, 0, 0, t.away ? LineJournal.AWAY : 0);
     dequeue(t);
     t.state = Ticket.READY;
     t.readyAt = now;

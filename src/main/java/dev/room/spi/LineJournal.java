@@ -19,7 +19,10 @@ public interface LineJournal {
   /** A waiting ticket took a new key; the reason is one of the {@code WHY_} values in the flags. */
   int MOVE = 2;
 
-  /** A waiting ticket was offered a slot (it became ready). */
+  /**
+   * A waiting ticket was offered a slot (it became ready); {@link #AWAY} when offered before its
+   * client was heard from (after an import, the first in line are offered whoever polls first).
+   */
   int OFFER = 3;
 
   /** A ready ticket took its slot; the ticket ends. */
