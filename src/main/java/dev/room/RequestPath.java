@@ -3,6 +3,7 @@ package dev.room;
 import dev.room.engine.Reaper;
 import dev.room.engine.Smoother;
 import dev.room.spi.Line;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import java.time.InstantSource;
@@ -132,6 +133,9 @@ final class RequestPath implements SlotReleaser {
     long o = line.claim(hi, lo, now, policy);
     events.retired(o);
     if (Outcome.kind(o) == Outcome.ADMITTED) {
+      if (events.observed) {
+        events.journal.observed(LineJournal.ADMIT, hi, lo, 0);
+      }
       entered();
     }
     return o;
@@ -159,6 +163,9 @@ final class RequestPath implements SlotReleaser {
         }
         return o;
       }
+    }
+    if (events.observed && Outcome.kind(o) == Outcome.WAITING) {
+      events.journal.observed(LineJournal.ARRIVE, hi, lo, Outcome.position(o));
     }
     switch (Outcome.kind(o)) {
       case Outcome.ADMITTED -> entered();

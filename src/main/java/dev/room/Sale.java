@@ -218,6 +218,7 @@ final class Sale {
       throw new IllegalArgumentException("opensAt must be in the future, was " + opensAt);
     }
     presale = p == null ? Presale.schedule(at) : p.reschedule(at);
+    events.journal().note("presale", presale.seedHash());
     applyGate(now);
   }
 
@@ -518,6 +519,7 @@ final class Sale {
         return;
       }
       byte[] seed = p.seed();
+      events.journal().note("reveal", PresaleDraw.hex(seed));
       n = line.drawPresale(size -> PresaleDraw.order(seed, size), now);
       presale = p.afterDraw(n);
       applyGate(now);

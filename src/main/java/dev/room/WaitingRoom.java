@@ -1,5 +1,6 @@
 package dev.room;
 
+import dev.room.audit.AdmissionLog;
 import dev.room.engine.EventBus;
 import dev.room.engine.InMemoryLine;
 import dev.room.engine.InMemorySessionStore;
@@ -73,6 +74,7 @@ public final class WaitingRoom implements AutoCloseable {
   private final LineTransfer transfer;
   private final Reaper reaper;
   private final JoinGuard joinGuard; // join guard (r3-guard)
+  private final AuditHook audit = new AuditHook();
 
   private WaitingRoom(Builder b) {
     this.clock = b.clock;
@@ -99,6 +101,9 @@ public final class WaitingRoom implements AutoCloseable {
     this.transfer = new LineTransfer(clock, line, sale, path::policy);
     this.joinGuard = new JoinGuard(line); // join guard (r3-guard)
     b.apply(this);
+    if (b.admissionLog != null) { // after the name, which its genesis entry records
+      setAdmissionLog(b.admissionLog);
+    }
     sale.start(clock.millis());
     path.start();
     Reaper r =
@@ -638,6 +643,25 @@ public final class WaitingRoom implements AutoCloseable {
     return desk.hasValidPass(passToken);
   }
 
+  // ── A verifiable admission log ─────────────────────────────────────────
+
+  /**
+   * Records this room's admissions, and every event that legitimately changes who is next, in
+   * {@code log} (see {@link AdmissionLog}); once per room. A room that already holds tickets (after
+   * an import, say) starts the log from a checkpoint of its line. Closing the room closes the log.
+   * On a line that cannot journal (Redis) the log records what this instance saw.
+   *
+   * @throws IllegalStateException when the room already has a log
+   */
+  public void setAdmissionLog(AdmissionLog log) {
+    audit.attach(log, line, events, settings.name, clock, sale);
+  }
+
+  /** The room's admission log, or {@code null} (the default: none). */
+  public AdmissionLog admissionLog() {
+    return audit.log();
+  }
+
   // ── Line management ────────────────────────────────────────────────────
 
   /**
@@ -781,6 +805,7 @@ public final class WaitingRoom implements AutoCloseable {
     reaper.close();
     events.bus().close();
     line.close();
+    audit.close();
   }
 
   // ── The request path, for the filter ───────────────────────────────────
@@ -940,6 +965,7 @@ public final class WaitingRoom implements AutoCloseable {
     private InstantSource clock = InstantSource.system();
     private Line line;
     private Reaper.Timer reaperTimer;
+    private AdmissionLog admissionLog;
     private final java.util.ArrayList<Consumer<WaitingRoom>> settings = new java.util.ArrayList<>();
 
     private Builder() {}
@@ -1098,6 +1124,12 @@ public final class WaitingRoom implements AutoCloseable {
     public Builder joinChallenge(int difficultyBits) {
       JoinGuard.joinChallenge(difficultyBits);
       return add(r -> r.setJoinChallenge(difficultyBits));
+    }
+
+    /** The admission log, attached after every other setting (so its genesis names the room). */
+    public Builder admissionLog(AdmissionLog log) {
+      this.admissionLog = Objects.requireNonNull(log, "log");
+      return this;
     }
 
     /** Builds the room; it starts its reaper and event threads. */

@@ -4,6 +4,7 @@ import dev.room.TicketInfo;
 import dev.room.spi.Identities;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Move;
 import dev.room.spi.Policy;
 import java.util.ArrayList;
@@ -101,6 +102,7 @@ public final class InMemoryLine implements Line {
   @Override
   public void setCapacity(int capacity, long now) {
     synchronized (lock) {
+      window.journal.record(LineJournal.CAPACITY, 0, 0, capacity, 0, 0);
       if (gate.resize(capacity) > 0) {
         window.rebalance(now);
       }
@@ -423,10 +425,31 @@ public final class InMemoryLine implements Line {
       index.takeAll(read.index());
       counter.passAll(read.maxKey());
       window.restored();
+      index.forEach(Integer.MAX_VALUE, t -> held(window.journal, t, 0));
       passes.replace(newPasses);
       window.offerFirst(now);
       return tokens.size();
     }
+  }
+
+  @Override
+  public boolean journal(LineJournal journal) {
+    LineJournal j = journal == null ? LineJournal.NONE : journal;
+    synchronized (lock) {
+      window.journal = j;
+      for (Ticket r = window.firstReady(); r != null; r = r.right) {
+        held(j, r, LineJournal.READY);
+      }
+      index.forEach(Integer.MAX_VALUE, t -> held(j, t, 0));
+      j.record(LineJournal.CAPACITY, 0, 0, gate.capacity(), 0, 0);
+      j.record(LineJournal.ALLOWANCE, 0, 0, window.allowance(), 0, 0);
+    }
+    return true;
+  }
+
+  private static void held(LineJournal j, Ticket t, long ready) {
+    j.record(
+        LineJournal.HELD, t.number, t.band, t.place, t.order, ServingWindow.keyFlags(t) | ready);
   }
 
   @Override

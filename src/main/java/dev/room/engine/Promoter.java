@@ -1,6 +1,7 @@
 package dev.room.engine;
 
 import dev.room.TokenNotFoundException;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Move;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +58,7 @@ final class Promoter {
     Ticket occupant = index.groupAt(target);
     index.remove(t);
     joinTie(t, occupant);
+    window.moved(t, LineJournal.WHY_PROMOTE);
     return new Move(from, index.position(t), window.waiting());
   }
 
@@ -81,6 +83,7 @@ final class Promoter {
       index.insert(t);
       last.order = counter.next();
       index.insert(last);
+      window.moved(last, LineJournal.WHY_TIE);
     } else {
       index.insert(t);
     }
@@ -147,6 +150,7 @@ final class Promoter {
     t.order = t.place;
     t.promoted = false;
     index.insert(t);
+    window.moved(t, LineJournal.WHY_RANK);
     long oldPlace = Long.MIN_VALUE;
     long place = counter.current();
     for (Ticket n : rest) {
@@ -156,6 +160,7 @@ final class Promoter {
       }
       n.place = place;
       index.insert(n);
+      window.moved(n, LineJournal.WHY_RANK);
     }
   }
 
@@ -180,6 +185,11 @@ final class Promoter {
     for (int i = 0; i < n; i++) {
       sorted[i] = group.get(i).place;
     }
+    long[] numbers = new long[n];
+    for (int i = 0; i < n; i++) {
+      numbers[i] = group.get(i).number;
+    }
+    window.journal.drawn(numbers);
     group.forEach(index::remove);
     // Clients tied to a group member's place (promotions, passes) stay tied to that place, in
     // their order, and whoever draws it holds it behind them: it takes a fresher order.
@@ -191,6 +201,7 @@ final class Promoter {
         t.order = counter.next();
       }
       index.insert(t);
+      window.moved(t, LineJournal.WHY_DRAW);
     }
     return n;
   }

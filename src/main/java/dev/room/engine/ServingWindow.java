@@ -1,6 +1,7 @@
 package dev.room.engine;
 
 import dev.room.spi.Line;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,6 +29,9 @@ final class ServingWindow {
   private volatile long allowance = Line.UNLIMITED;
   private volatile long allowanceChangedAt;
   private boolean held; // Line.hold: the allowance is 0 and stays so until the hold is lifted
+
+  /** The admission log's view of the line; guarded by the line's lock like the rest. */
+  LineJournal journal = LineJournal.NONE;
 
   ServingWindow(SlotGate gate, LineIndex index, TokenTable tokens, TicketCounter counter) {
     this.gate = gate;
@@ -68,6 +72,7 @@ final class ServingWindow {
     }
     this.allowance = allowance;
     allowanceChangedAt = now;
+    journal.record(LineJournal.ALLOWANCE, 0, 0, allowance, 0, 0);
     rebalance(now);
   }
 
@@ -91,6 +96,7 @@ final class ServingWindow {
     if (a != Line.UNLIMITED && a < max && n > 0) {
       allowance = a + Math.min(n, max - a);
       allowanceChangedAt = now;
+      journal.record(LineJournal.ALLOWANCE, 0, 0, allowance, 0, 0);
     }
     rebalance(now);
   }
@@ -101,6 +107,7 @@ final class ServingWindow {
       allowance--;
     }
     inFlight.incrementAndGet();
+    journal.record(LineJournal.ENTER, 0, 0, 0, 0, 0);
   }
 
   /** Counts in a fast-path admission whose slot was just taken; lock-free, allocation-free. */
@@ -167,6 +174,7 @@ final class ServingWindow {
     if (allowance != Line.UNLIMITED) {
       allowance--;
     }
+    journal.record(LineJournal.OFFER, t.number, 0, 0, 0, t.away ? LineJournal.AWAY : 0);
     dequeue(t);
     t.state = Ticket.READY;
     t.readyAt = now;
@@ -207,6 +215,7 @@ final class ServingWindow {
       }
     }
     index.insert(t);
+    journal.record(LineJournal.LAPSE, t.number, t.band, t.place, t.order, keyFlags(t));
     waitingCount++; // published before the slot is: the fast path sees someone waits
     gate.release();
     return told;
@@ -232,6 +241,7 @@ final class ServingWindow {
    * when the client is told.
    */
   void present(Ticket t, long now) {
+    journal.record(LineJournal.PRESENT, t.number, 0, 0, 0, 0);
     if (t.state == Ticket.READY) {
       t.away = false;
     } else {
@@ -242,10 +252,21 @@ final class ServingWindow {
 
   /** Turns a ready ticket's reserved slot into an admission: the ticket ends here. */
   void admitReady(Ticket t) {
+    journal.record(LineJournal.ADMIT, t.number, 0, 0, 0, 0);
     tokens.remove(t);
     unlinkReady(t);
     t.state = Ticket.GONE;
     inFlight.incrementAndGet();
+  }
+
+  /** {@code t}'s key flags for the journal. */
+  static long keyFlags(Ticket t) {
+    return (t.promoted ? LineJournal.TIED : 0) | (t.away ? LineJournal.AWAY : 0);
+  }
+
+  /** Journals {@code t}'s new key. */
+  void moved(Ticket t, long why) {
+    journal.record(LineJournal.MOVE, t.number, t.band, t.place, t.order, keyFlags(t) | why);
   }
 
   /** Takes ready {@code t} off the ready list; its slot stays taken until the caller frees it. */

@@ -1,5 +1,6 @@
 package dev.room.engine;
 
+import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 
@@ -76,6 +77,8 @@ final class TicketDesk {
     t.clientKey = clientKey;
     t.hasPass = toFront;
     boolean front = promoter.place(t, toFront);
+    window.journal.record(
+        LineJournal.ARRIVE, t.number, t.band, t.place, t.order, ServingWindow.keyFlags(t));
     window.queued();
     window.rebalance(now);
     if (t.state == Ticket.READY) {

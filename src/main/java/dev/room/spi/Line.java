@@ -291,6 +291,15 @@ public interface Line extends AutoCloseable {
    */
   int restore(Iterator<LineEntry> tickets, Iterator<long[]> passes, long now);
 
+  /**
+   * Reports every change of order to {@code journal} from now on, inside the step that makes it,
+   * for an admission log ({@link LineJournal#NONE} stops). Returns false when this line cannot (the
+   * default): the room then logs only what it observes.
+   */
+  default boolean journal(LineJournal journal) {
+    return false;
+  }
+
   @Override
   void close();
 

@@ -263,6 +263,11 @@ public final class LedgerLine implements Line {
   }
 
   @Override
+  public boolean journal(LineJournal journal) {
+    return line.journal(journal);
+  }
+
+  @Override
   public int drawPresale(IntFunction<int[]> order, long now) {
     return line.drawPresale(order, now);
   }
