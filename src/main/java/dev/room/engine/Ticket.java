@@ -5,8 +5,9 @@ import dev.room.spi.LineEntry;
 /**
  * One queued client: its token, its place in line and its liveness clock.
  *
- * <p>A ticket is also the node of the {@link LineIndex} treap that orders the waiting line, so a
- * queued client costs one object. Every field is guarded by the owning {@link InMemoryLine}'s lock.
+ * <p>A waiting ticket sits in a leaf of the {@link LineIndex} and points back at it, so its
+ * position is counted from its leaf up without a key search. Every field is guarded by the owning
+ * {@link InMemoryLine}'s lock.
  */
 final class Ticket {
   static final byte WAITING = 1;
@@ -72,14 +73,13 @@ final class Ticket {
    */
   boolean away;
 
-  // Treap links and aggregates, maintained by LineIndex.
+  /** The ready list's links, maintained by {@link ServingWindow} while the ticket is ready. */
   Ticket left;
+
   Ticket right;
-  int priority;
-  int size;
-  int heads;
-  int here;
-  boolean head;
+
+  /** The index leaf holding this ticket while it waits, maintained by {@link LineIndex}. */
+  LineIndex.Leaf leaf;
 
   Ticket(long hi, long lo, long number) {
     this.hi = hi;
