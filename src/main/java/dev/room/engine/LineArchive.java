@@ -122,8 +122,7 @@ final class LineArchive {
       t.hasPass = e.hasPass();
       t.promoted = !e.ready() && e.promoted();
       t.clientKey = e.clientKey();
-      t.cookiesSentAt = now;
-      t.resend = true;
+      t.cookiesSentAt = Ticket.COOKIES_DUE;
       t.state = Ticket.WAITING;
       t.away = true; // until its client polls: nobody has been heard from since the export
       newIndex.insert(t);

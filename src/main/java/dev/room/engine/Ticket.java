@@ -27,6 +27,13 @@ final class Ticket {
   static final int CALLED = Integer.MAX_VALUE;
 
   /**
+   * {@link #cookiesSentAt} of a restored ticket: its cookies go with its next poll whatever the
+   * time. A sentinel rather than a flag keeps the ticket at 128 bytes (a boolean more would round
+   * it up to 136).
+   */
+  static final long COOKIES_DUE = Long.MIN_VALUE;
+
+  /**
    * Ordering key: higher band first, then lower place, then lower order (ties share band+place).
    * Within a tie the promoted members come first, in the order they were promoted, and the member
    * holding the place (not {@link #promoted}) last: a promotion takes a fresh order and gives the
@@ -50,7 +57,10 @@ final class Ticket {
   long issuedAt;
   long lastActivity;
   long lastPoll;
+
+  /** When the cookies were last sent, or {@link #COOKIES_DUE}. */
   long cookiesSentAt;
+
   long readyAt;
   String clientKey;
   byte state;
@@ -63,7 +73,6 @@ final class Ticket {
   boolean promoted;
 
   boolean told;
-  boolean resend;
 
   /**
    * Not heard from since it was restored or since its offer lapsed. A waiting ticket that is away
