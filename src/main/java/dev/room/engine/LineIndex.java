@@ -26,13 +26,13 @@ import java.util.function.Consumer;
  * to its leaf, a scan of the leaf's reference array for the ticket (up to 256 contiguous bytes) and
  * a popcount of the head mask up to it, then at each level above the sum of the head counts of the
  * siblings to the left, read from one contiguous {@code int} array. At 10 million tickets that is
- * four levels, and the upper two (about 3,300 nodes) stay in the CPU caches, so a lookup costs a
- * few cache lines in a handful of contiguous arrays. The treap this replaces made a lookup a
- * root-to-node walk of about 2 ln n dependent loads, each a 140-byte ticket somewhere in the heap,
- * which at a million tickets was some 40 cache misses. A Fenwick tree over places was not used
- * because places are not dense and not monotone in line order (bands and rank moves come first,
- * ties share a place, a lapsed offer comes back at its old place, a restore brings any keys): it
- * would need re-indexing, where the B+tree takes any key order.
+ * four levels, and the inner nodes above the leaves (about 2,500, 6 MB) mostly stay in the CPU
+ * caches, so a lookup costs a few cache lines in a handful of contiguous arrays. The treap this
+ * replaces made a lookup a root-to-node walk of about 2 ln n dependent loads, each a 140-byte
+ * ticket somewhere in the heap, which at a million tickets was some 40 cache misses. A Fenwick tree
+ * over places was not used because places are not dense and not monotone in line order (bands and
+ * rank moves come first, ties share a place, a lapsed offer comes back at its old place, a restore
+ * brings any keys): it would need re-indexing, where the B+tree takes any key order.
  *
  * <p>Memory: the line grows at the back (arrivals), so a full last leaf is not split in half but
  * followed by a new one (likewise a full inner node on the right edge); leaves and inner nodes are
