@@ -124,8 +124,7 @@ final class LineArchive {
       t.promoted = !e.ready() && e.promoted();
       t.clientKey = e.clientKey();
       t.identity = e.identity();
-      t.cookiesSentAt = now;
-      t.resend = true;
+      t.cookiesSentAt = Ticket.COOKIES_DUE;
       t.state = Ticket.WAITING;
       t.away = true; // until its client polls: nobody has been heard from since the export
       newIndex.insert(t);

@@ -77,7 +77,7 @@ final class Promoter {
     t.place = head.place;
     t.promoted = true;
     t.order = counter.next();
-    Ticket last = index.before(Ticket.probe(head.band, head.place, Long.MAX_VALUE));
+    Ticket last = index.before(head.band, head.place, Long.MAX_VALUE);
     if (last != null && last.sameGroup(t) && !last.promoted) {
       index.remove(last);
       index.insert(t);
@@ -102,9 +102,7 @@ final class Promoter {
     t.rank = rank;
     int floor = Math.min(rank, MAX_RANKED_BAND);
     Ticket bound =
-        t.band >= floor
-            ? index.before(t)
-            : index.before(Ticket.probe(floor - 1, Long.MIN_VALUE, Long.MIN_VALUE));
+        t.band >= floor ? index.before(t) : index.before(floor - 1, Long.MIN_VALUE, Long.MIN_VALUE);
     while (bound != null && bound.rank < rank && bound.band != Ticket.CALLED) {
       bound = index.before(bound);
     }
@@ -196,7 +194,7 @@ final class Promoter {
     for (int k = 0; k < n; k++) {
       Ticket t = group.get(drawn[k]);
       t.place = sorted[k];
-      Ticket last = index.before(Ticket.probe(0, t.place, Long.MAX_VALUE));
+      Ticket last = index.before(0, t.place, Long.MAX_VALUE);
       if (last != null && last.sameGroup(t)) {
         t.order = counter.next();
       }

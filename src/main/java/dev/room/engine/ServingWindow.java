@@ -209,7 +209,7 @@ final class ServingWindow {
     if (!t.promoted) {
       // The holder of the place comes back behind whoever was promoted into it meanwhile, as it
       // stands behind every client promoted into its tie.
-      Ticket last = index.before(Ticket.probe(t.band, t.place, Long.MAX_VALUE));
+      Ticket last = index.before(t.band, t.place, Long.MAX_VALUE);
       if (last != null && last.sameGroup(t)) {
         t.order = counter.next();
       }
@@ -299,6 +299,7 @@ final class ServingWindow {
       ready++;
     }
     require(ready == readyCount, "ready count " + readyCount + " != ready list " + ready);
+    index.checkStructure();
     require(index.size() == waitingCount, "index " + index.size() + " != waiting " + waitingCount);
     require(tokens.size() == waitingCount + readyCount, "token store size mismatch");
     for (Ticket r = readyHead; r != null; r = r.right) {

@@ -123,8 +123,7 @@ final class TicketDesk {
     }
     t.lastActivity = now;
     t.seen = true;
-    if (t.resend || now - t.cookiesSentAt >= p.cookieRefresh()) {
-      t.resend = false;
+    if (t.cookiesSentAt == Ticket.COOKIES_DUE || now - t.cookiesSentAt >= p.cookieRefresh()) {
       t.cookiesSentAt = now;
       flags |= Outcome.REFRESH_COOKIES;
     }
@@ -169,7 +168,9 @@ final class TicketDesk {
     t.lastPoll = now;
     t.polled = true;
     t.reloaded = true;
-    t.cookiesSentAt = now;
+    if (t.cookiesSentAt != Ticket.COOKIES_DUE) { // a restored ticket's next poll still sends them
+      t.cookiesSentAt = now;
+    }
     return Outcome.of(Outcome.WAITING, index.position(t), flags);
   }
 
