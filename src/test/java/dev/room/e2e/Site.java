@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import dev.room.Browser;
 import dev.room.JettyHarness;
 import dev.room.ParkingServlet;
+import dev.room.RoomMode;
 import dev.room.WaitingRoom;
 import dev.room.WaitingRoomFilter;
 import jakarta.servlet.Filter;
@@ -139,6 +140,10 @@ final class Site implements AutoCloseable {
 
   /** Stops the server, as an operator would for a deploy; the room stays for export. */
   void stop() throws Exception {
+    // Held first: the slots the parked requests give back must not be handed to a visitor in the
+    // moment before the server goes (its page would reload into a dead server, and the test that
+    // waits for "Reconnecting" would wait for a page that never comes back; a flake under load).
+    room.setMode(RoomMode.QUEUE_ALL);
     releaseParked();
     jetty.stop();
     stopped = true;
