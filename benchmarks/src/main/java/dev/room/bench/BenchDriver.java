@@ -15,9 +15,10 @@ import java.util.concurrent.TimeUnit;
  * Runs every benchmark in sequence and writes {@code RESULTS.md} and the scaling chart.
  *
  * <p>Order: the JMH engine runs (1 thread with {@code -prof gc} including the scaling sizes, 2
- * threads, the single-shot line changes), then {@link HeapFootprint} and {@link HttpBench} in child
- * JVMs. Nothing runs concurrently with anything else. {@code --quick} runs every benchmark once
- * with short iterations (for CI); otherwise the full run takes about ten minutes on 2 cores.
+ * threads, the single-shot line changes), then {@link HeapFootprint}, {@link HttpBench} and {@link
+ * SoakBenchmark} (ten minutes; 45 s with {@code --quick}) in child JVMs. Nothing runs concurrently
+ * with anything else. {@code --quick} runs every benchmark once with short iterations (for CI);
+ * otherwise the full run takes about ten minutes on 2 cores.
  *
  * <pre>
  * make bench         # full: writes benchmarks/RESULTS.md and benchmarks/scaling.png
@@ -63,10 +64,20 @@ public final class BenchDriver {
             : List.of("--seconds", "3", "--warmup", "5", "--rounds", "12");
     List<String[]> http = child(HttpBench.class, List.of("-Xms1g", "-Xmx1g"), httpArgs);
 
+    System.out.println("== soak: keep the origin busy (issue 16)");
+    List<String> soakArgs =
+        quick
+            ? List.of("--seconds", "45", "--browsers", "400", "--arrive-seconds", "5")
+            : List.of("--seconds", "600", "--browsers", "6000", "--arrive-seconds", "300");
+    List<String[]> soak = child(SoakBenchmark.class, List.of("-Xmx1g"), soakArgs);
+
     double minutes = (System.nanoTime() - start) / 60e9;
     Report report =
         new Report(quick, machine, Machine.loadAverage(), command, minutes, engine, heap, http);
-    Files.writeString(out, report.markdown(chart.getFileName().toString()), StandardCharsets.UTF_8);
+    Files.writeString(
+        out,
+        report.markdown(chart.getFileName().toString()) + SoakBenchmark.markdown(soak, soakArgs),
+        StandardCharsets.UTF_8);
     ScalingChart.write(chart, engine);
     System.out.printf("== wrote %s and %s in %.1f min%n", out, chart, minutes);
   }
