@@ -4,6 +4,8 @@
  * <p>{@code dev.room} is the API; {@code dev.room.spi} is the storage contract the line
  * implementations share. The engine ({@code dev.room.engine}) is not exported.
  *
+ * <p>{@code dev.room.audit} is the verifiable admission log and its verifier.
+ *
  * <p>{@code dev.room.metrics} is a Micrometer binder. Micrometer is an optional dependency (an
  * automatic module), hence {@code requires static transitive}: the binder's signatures use its
  * types, and applications that use the binder have it anyway.
@@ -21,4 +23,5 @@ module dev.room {
   exports dev.room.spi;
   exports dev.room.metrics;
   exports dev.room.redis;
+  exports dev.room.audit;
 }

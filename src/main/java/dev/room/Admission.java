@@ -5,9 +5,11 @@ import dev.room.spi.Outcome;
 /**
  * What the {@link Gatekeeper} decided for one request. The common cases are constants ({@link
  * Verdict}), so the fast path allocates nothing; a visitor in line is {@link Queued}; a live
- * shopping session is {@link Sessions.Admitted}.
+ * shopping session is {@link Sessions.Admitted}; a newcomer the join guard turns away is {@link
+ * JoinGuard.Refused}.
  */
-sealed interface Admission permits Admission.Verdict, Admission.Queued, Sessions.Admitted {
+sealed interface Admission
+    permits Admission.Verdict, Admission.Queued, Sessions.Admitted, JoinGuard.Refused {
 
   /** The decisions that carry nothing but their name. */
   enum Verdict implements Admission {
@@ -41,10 +43,15 @@ sealed interface Admission permits Admission.Verdict, Admission.Queued, Sessions
       return Outcome.kind(outcome) == Outcome.READY;
     }
 
-    /** Whether it still waits (neither offered, nor gone or admitted). */
+    /** Whether it still waits (neither offered, nor gone, moved or admitted). */
     boolean waiting() {
       int kind = Outcome.kind(outcome);
-      return kind != Outcome.UNKNOWN && kind != Outcome.ADMITTED && kind != Outcome.READY;
+      return kind == Outcome.WAITING;
+    }
+
+    /** Whether its place moved to another device (its identity joined again there). */
+    boolean moved() {
+      return Outcome.kind(outcome) == Outcome.MOVED;
     }
 
     /** Whether the client's cookies should be sent again. */

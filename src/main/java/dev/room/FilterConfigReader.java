@@ -73,6 +73,13 @@ final class FilterConfigReader {
       if ((v = string("currency")) != null) {
         b.currency(currency("currency", v));
       }
+      // join guard (r3-guard)
+      if ((v = string("join-limit")) != null) {
+        b.joinLimit(integer("join-limit", v));
+      }
+      if ((v = string("join-challenge")) != null) {
+        b.joinChallenge(integer("join-challenge", v));
+      }
       if ((v = string("line-persisted")) != null) {
         b.linePersisted(bool("line-persisted", v));
       }

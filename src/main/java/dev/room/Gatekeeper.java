@@ -22,8 +22,17 @@ final class Gatekeeper {
     /** The client key of a newcomer, "" for none. */
     String clientKey(WaitingRoom room, Q request);
 
+    /** The identity a newcomer's ticket is bound to, or null for none (a fair line). */
+    default String identity(WaitingRoom room, Q request) {
+      return null;
+    }
+
     /** The client's grant admits nothing: from now on it counts as no grant. */
     void grantRefused(WaitingRoom room, Q request, S response);
+
+    // join guard (r3-guard)
+    /** The address the request came from: what the join limit counts by without a client key. */
+    String remoteAddress(Q request);
   }
 
   private static final long GONE = Outcome.of(Outcome.UNKNOWN, 0, 0);
@@ -85,14 +94,25 @@ final class Gatekeeper {
   /** A newcomer (or a ticket the line no longer knows) joins the line, or comes in at once. */
   private static <Q, S> Admission arrive(WaitingRoom r, Q req, Visitor<Q, S> v, boolean stale) {
     String clientKey = v.clientKey(r, req);
+    String identity = v.identity(r, req);
     String pass = v.cookie(r, req, Cookies.PASS);
     boolean hasPass = pass != null && r.hasValidPass(pass);
+    // join guard (r3-guard): a pass holder was let in before; everyone else may be asked first
+    JoinGuard guard = r.joinGuard();
+    if (!hasPass && guard.enabled()) {
+      String key = clientKey.isEmpty() ? v.remoteAddress(req) : clientKey;
+      String solution = v.cookie(r, req, JoinGuard.COOKIE);
+      JoinGuard.Refused refused = guard.check(r.name(), key, solution, r.clock().millis());
+      if (refused != null) {
+        return refused;
+      }
+    }
     long o;
     String token;
     do {
       long[] t = Tokens.generate();
       token = Tokens.format(t[0], t[1]);
-      o = r.arrive(t[0], t[1], token, clientKey, hasPass, stale);
+      o = r.arrive(t[0], t[1], token, identity, clientKey, hasPass, stale);
     } while (Outcome.kind(o) == Outcome.UNKNOWN);
     return switch (Outcome.kind(o)) {
       case Outcome.ADMITTED -> entered(r, token);

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import dev.room.engine.PresaleDraw;
+import dev.room.spi.Identities;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
 import dev.room.spi.Tokens;
@@ -51,6 +52,12 @@ import java.util.NoSuchElementException;
  * match, or trailing data is a format error, so a truncated or edited file is refused rather than
  * half-read. A band is 0 to {@code Integer.MAX_VALUE - 1} (the band above is the lines' own, for
  * restored ready clients), a place, order or arrival 0 to {@link #MAX_PLACE}.
+ *
+ * <p>One place per identity adds two optional fields to either version, written only by a line that
+ * has bound an identity, so every other export is byte for byte what it was: {@code
+ * "identity_salt":"<32 hex>"} after {@code capacity} (and {@code presale}), the room's salt, and
+ * {@code "identity":"<40 hex>"} last on a ticket bound to an identity, the identity's salted hash
+ * ({@link Identities}); never the identity itself.
  */
 final class LineFormat {
   static final String FORMAT = "dev.room/line";
@@ -89,6 +96,10 @@ final class LineFormat {
         g.writeBooleanField("drawn", presale.drawn());
         g.writeNumberField("group", presale.group());
         g.writeEndObject();
+      }
+      String salt = line.identitySalt();
+      if (salt != null) {
+        g.writeStringField("identity_salt", salt);
       }
       g.writeArrayFieldStart("tickets");
       long[] tickets = {0};
@@ -143,6 +154,9 @@ final class LineFormat {
       if (e.holdsPlaceOffOrder()) {
         g.writeNumberField("arrival", e.number());
       }
+      if (e.identity() != null) {
+        g.writeStringField("identity", e.identity());
+      }
       g.writeEndObject();
     } catch (IOException x) {
       throw new UncheckedIOException(x);
@@ -155,6 +169,10 @@ final class LineFormat {
     final long exportedAt;
     final int capacity;
     final Presale presale;
+
+    /** The salt the tickets' identity hashes were made with, or null when the file has none. */
+    final String identitySalt;
+
     private long ticketsRead;
     private long passesRead;
 
@@ -177,7 +195,20 @@ final class LineFormat {
         }
         capacity = (int) cap;
         presale = version == PRESALE_VERSION ? presale() : null;
-        field("tickets");
+        JsonToken next = parser.nextToken();
+        String salt = null;
+        if (next == JsonToken.FIELD_NAME && "identity_salt".equals(parser.currentName())) {
+          expect(parser.nextToken(), JsonToken.VALUE_STRING, "a string for identity_salt");
+          salt = parser.getText();
+          if (!Identities.validSalt(salt)) {
+            throw new ImportFormatException("identity_salt must be 32 lowercase hex digits");
+          }
+          next = parser.nextToken();
+        }
+        identitySalt = salt;
+        if (next != JsonToken.FIELD_NAME || !"tickets".equals(parser.currentName())) {
+          throw new ImportFormatException("expected field 'tickets'");
+        }
         expect(p.nextToken(), JsonToken.START_ARRAY, "an array of tickets");
       } catch (ImportFormatException e) {
         throw e;
@@ -228,6 +259,16 @@ final class LineFormat {
             }
             end = p.nextToken();
           }
+          String identity = null;
+          if (end == JsonToken.FIELD_NAME && "identity".equals(p.currentName())) {
+            expect(p.nextToken(), JsonToken.VALUE_STRING, "a string for identity");
+            identity = p.getText();
+            if (!Identities.validHash(identity) || identitySalt == null) {
+              throw new ImportFormatException(
+                  "identity must be 40 lowercase hex digits, in a file with an identity_salt");
+            }
+            end = p.nextToken();
+          }
           expect(end, JsonToken.END_OBJECT, "the end of a ticket");
           if (band < 0 || band > Integer.MAX_VALUE - 1 || rank < 0 || rank > Integer.MAX_VALUE) {
             throw new ImportFormatException("band or rank out of range");
@@ -260,7 +301,8 @@ final class LineFormat {
               ready,
               clientKey,
               !ready && arrival == 0 && place != order,
-              arrival != 0 ? arrival : order);
+              arrival != 0 ? arrival : order,
+              identity);
         }
       };
     }

@@ -66,7 +66,10 @@ final class LineTransfer {
       }
       int restored;
       try {
-        restored = line.restore(tickets, passes, now);
+        restored =
+            reader.identitySalt == null
+                ? line.restore(tickets, passes, now)
+                : line.restore(tickets, passes, reader.identitySalt, now);
       } catch (RuntimeException e) {
         if (reader.presale != null) {
           sale.restorePresale(before, now);
@@ -99,6 +102,7 @@ final class LineTransfer {
         e.ready(),
         e.clientKey(),
         e.promoted(),
-        e.number());
+        e.number(),
+        e.identity());
   }
 }

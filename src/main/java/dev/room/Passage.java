@@ -2,7 +2,7 @@ package dev.room;
 
 import static dev.room.WaitingRoomFilter.COMMAND_HEADER;
 
-import dev.room.engine.SessionRegistry;
+import dev.room.spi.SessionStore;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -69,7 +69,7 @@ final class Passage {
    */
   static void inSession(
       WaitingRoom r,
-      SessionRegistry.Session s,
+      SessionStore.Session s,
       long grantExpiresAt,
       HttpServletRequest req,
       HttpServletResponse res,

@@ -3,6 +3,7 @@ package dev.room;
 import dev.room.engine.Reaper;
 import dev.room.engine.Smoother;
 import dev.room.spi.Line;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import java.time.InstantSource;
@@ -107,6 +108,11 @@ final class RequestPath implements SlotReleaser {
   public void exitSlot() {
     long now = clock.millis();
     line.exit(now);
+    slotReturned(now);
+  }
+
+  /** A slot came back to the line (a request's exit, or a session's end in its store). */
+  void slotReturned(long now) {
     sale.tick(now);
     utilization.sample(utilization(), now);
     events.drained();
@@ -127,15 +133,40 @@ final class RequestPath implements SlotReleaser {
     long o = line.claim(hi, lo, now, policy);
     events.retired(o);
     if (Outcome.kind(o) == Outcome.ADMITTED) {
+      if (events.observed) {
+        events.journal.observed(LineJournal.ADMIT, hi, lo, 0);
+      }
       entered();
     }
     return o;
   }
 
-  long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
+  long arrive(
+      long hi,
+      long lo,
+      String token,
+      String identity,
+      String clientKey,
+      boolean pass,
+      boolean stale) {
     long now = clock.millis();
     sale.tick(now);
-    long o = line.arrive(hi, lo, clientKey, pass, now, policy);
+    long o =
+        identity == null
+            ? line.arrive(hi, lo, clientKey, pass, now, policy)
+            : line.arrive(hi, lo, identity, clientKey, pass, now, policy);
+    if (identity != null) {
+      events.retired(o); // the identity's expired place, or a lapsed offer found on the takeover
+      if (Outcome.has(o, Outcome.REJOINED)) { // an existing place moved here: no new ticket
+        if (Outcome.kind(o) == Outcome.ADMITTED) {
+          entered();
+        }
+        return o;
+      }
+    }
+    if (events.observed && Outcome.kind(o) == Outcome.WAITING) {
+      events.journal.observed(LineJournal.ARRIVE, hi, lo, Outcome.position(o));
+    }
     switch (Outcome.kind(o)) {
       case Outcome.ADMITTED -> entered();
       case Outcome.REJECTED -> events.fire(Event.REJECT, "", clientKey, stale);

@@ -2,6 +2,7 @@ package dev.room;
 
 import dev.room.engine.EventBus;
 import dev.room.spi.Line;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Tokens;
 import java.util.function.IntSupplier;
@@ -22,6 +23,11 @@ final class RoomEvents implements EventSink {
   private final Object edges = new Object();
   private volatile boolean full;
 
+  /** The admission log's journal (set once, by {@link AuditHook}); {@code observed}: not exact. */
+  volatile LineJournal journal = LineJournal.NONE;
+
+  volatile boolean observed;
+
   RoomEvents(Line line, IntSupplier inFlight) {
     this.line = line;
     this.inFlight = inFlight;
@@ -36,7 +42,15 @@ final class RoomEvents implements EventSink {
   }
 
   @Override
+  public LineJournal journal() {
+    return journal;
+  }
+
+  @Override
   public void fire(Event e, String token, String clientKey, boolean stale, String detail) {
+    if (e == Event.MODE) {
+      journal.note("mode", detail);
+    }
     if (bus.listening(e)) {
       bus.publish(
           new Snapshot(

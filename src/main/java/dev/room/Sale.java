@@ -2,12 +2,16 @@ package dev.room;
 
 import dev.room.engine.AdmissionMeter;
 import dev.room.engine.AdmissionPacer;
+import dev.room.engine.LocalControls;
 import dev.room.engine.PresaleDraw;
+import dev.room.spi.Controls;
 import dev.room.spi.Line;
+import dev.room.spi.LineUnavailableException;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -24,6 +28,13 @@ import org.slf4j.LoggerFactory;
  * draw and pre-sale changes are serialised on this object's monitor. Lock order: this monitor, the
  * pacer's, the line's lock. The request path reads volatile fields only, and takes the monitor
  * once, for the draw, at the first call at or after the opening.
+ *
+ * <p>Mode, announcement and admission rate are the line's {@link Controls} when it has them (a line
+ * shared by several instances): a setter first adopts what the fleet has, then writes its own; the
+ * request path reads the controls at most once every {@value #SYNC_MILLIS} ms and adopts changes
+ * made elsewhere (no event: the event belongs to the instance where the change was made). Settings
+ * given while the room is being built seed the controls only where the fleet has none, so an
+ * instance that restarts joins the fleet as it is. A line without controls keeps them here.
  */
 final class Sale {
   private static final Logger LOG = LoggerFactory.getLogger(WaitingRoom.class);
@@ -31,6 +42,12 @@ final class Sale {
   static final String PAUSED_MESSAGE =
       "Admission is paused for now. Everyone keeps their place in line, and this page carries on"
           + " by itself when admission resumes.";
+
+  /** What a page whose place moved to another device says (a fair line: identity). */
+  static final String MOVED_MESSAGE =
+      "You joined the line again on another device or browser, so your place is kept there now."
+          + " Carry on there, or reload this page to bring your place back here.";
+
   static final String CLOSED_MESSAGE =
       "Nobody more will be let in from this line. Should the sale reopen, everyone in it keeps"
           + " their place, and this page carries on by itself.";
@@ -54,6 +71,7 @@ final class Sale {
   static final long NEAR_FRONT_POLL_MILLIS = 2000;
   static final long NEAR_FRONT = 10;
   static final int MAX_ANNOUNCEMENT = 1000;
+  static final long SYNC_MILLIS = 1000;
 
   private final EventSink events;
   private final Line line;
@@ -67,6 +85,10 @@ final class Sale {
   private volatile double admissionRate;
   private volatile Presale presale;
   private volatile CapacityController controller;
+  private final Controls controls;
+  private final AtomicLong nextSync = new AtomicLong(Long.MIN_VALUE);
+  private volatile long seen; // the controls' version this room is in step with
+  private boolean building = true; // until start: settings seed the fleet's, never replace them
 
   /**
    * A sale over {@code line}, publishing to {@code events}; a capacity controller's decisions go to
@@ -84,10 +106,14 @@ final class Sale {
     this.displayName = displayName;
     this.userCode = userCode;
     this.pacer = new AdmissionPacer(line);
+    Controls shared = line.controls();
+    this.controls = shared != null ? shared : new LocalControls();
   }
 
   /** Sets the line's allowance from the settings; called once the room is built. */
   synchronized void start(long now) {
+    building = false;
+    adopt(now);
     applyGate(now);
   }
 
@@ -97,10 +123,14 @@ final class Sale {
     Objects.requireNonNull(next, "mode");
     RoomMode previous;
     synchronized (this) {
+      if (adopt(now) && building && sharedMode != null) {
+        return; // a restarting instance joins the fleet's mode
+      }
       previous = mode;
       if (previous == next) {
         return;
       }
+      share(Controls.MODE, next.name());
       mode = next;
       applyGate(now);
       // queued in order, carrying this mode
@@ -121,13 +151,19 @@ final class Sale {
     return mode;
   }
 
-  void setAnnouncement(String text) {
+  void setAnnouncement(String text, long now) {
     String a = text == null ? "" : text.strip();
     if (a.length() > MAX_ANNOUNCEMENT) {
       throw Checks.invalid(
           "announcement", "must be at most " + MAX_ANNOUNCEMENT + " characters, was " + a.length());
     }
-    announcement = a;
+    synchronized (this) {
+      if (adopt(now) && building && sharedAnnouncement != null) {
+        return;
+      }
+      share(Controls.ANNOUNCEMENT, a);
+      announcement = a;
+    }
   }
 
   String announcement() {
@@ -139,6 +175,10 @@ final class Sale {
       throw Checks.invalid(
           "admissionRate", "must be 0 (unlimited) or a positive number, was " + perSecond);
     }
+    if (adopt(now) && building && sharedRate != null) {
+      return;
+    }
+    share(Controls.RATE, Double.toString(perSecond));
     admissionRate = perSecond;
     applyGate(now);
   }
@@ -178,6 +218,7 @@ final class Sale {
       throw new IllegalArgumentException("opensAt must be in the future, was " + opensAt);
     }
     presale = p == null ? Presale.schedule(at) : p.reschedule(at);
+    events.journal().note("presale", presale.seedHash());
     applyGate(now);
   }
 
@@ -224,6 +265,10 @@ final class Sale {
 
   /** Runs the draw when the pre-sale opens and tops the admission rate up. Cheap otherwise. */
   void tick(long now) {
+    long due = nextSync.get();
+    if (now >= due && nextSync.compareAndSet(due, now + SYNC_MILLIS)) {
+      sync(now);
+    }
     Presale p = presale;
     if (p != null && !p.drawn() && now >= p.opensAt()) {
       draw(now);
@@ -365,6 +410,106 @@ final class Sale {
     }
   }
 
+  // ── Shared controls ────────────────────────────────────────────────────
+
+  private String sharedMode;
+  private String sharedAnnouncement;
+  private String sharedRate;
+
+  /** Adopts changes made on other instances, if any; one read of the controls. */
+  private void sync(long now) {
+    Controls.Settings s;
+    try {
+      s = controls.read();
+    } catch (LineUnavailableException e) {
+      return; // the settings in force stay; the next sync reads again
+    }
+    if (s.version() != seen) {
+      synchronized (this) {
+        adopt(s, now);
+      }
+    }
+  }
+
+  /**
+   * Reads the controls and adopts what changed; caller holds the monitor. Returns whether the
+   * controls could be read (false while the line is unreachable).
+   */
+  private boolean adopt(long now) {
+    try {
+      adopt(controls.read(), now);
+      return true;
+    } catch (LineUnavailableException e) {
+      return false;
+    }
+  }
+
+  private void adopt(Controls.Settings s, long now) {
+    sharedMode = s.mode();
+    sharedAnnouncement = s.announcement();
+    sharedRate = s.rate();
+    if (s.version() == seen) {
+      return;
+    }
+    seen = s.version();
+    boolean gate = false;
+    RoomMode m = parseMode(s.mode());
+    if (m != null && m != mode) {
+      LOG.info("room {}: mode {} (set on another instance; was {})", displayName.get(), m, mode);
+      mode = m;
+      gate = true;
+    }
+    if (s.announcement() != null) {
+      announcement = s.announcement();
+    }
+    double r = parseRate(s.rate());
+    if (r >= 0 && r != admissionRate) {
+      admissionRate = r;
+      gate = true;
+    }
+    if (gate) {
+      applyGate(now);
+    }
+  }
+
+  /** Writes a control for the fleet; while the line is unreachable the setting is this room's. */
+  private void share(String control, String value) {
+    try {
+      long v = controls.write(control, value);
+      if (v == seen + 1) {
+        seen = v; // nothing else changed meanwhile: this room is in step
+      }
+    } catch (LineUnavailableException e) {
+      LOG.warn(
+          "room {}: the line is unreachable; {} applies on this instance only",
+          displayName.get(),
+          control);
+    }
+  }
+
+  private static RoomMode parseMode(String name) {
+    if (name == null) {
+      return null;
+    }
+    try {
+      return RoomMode.valueOf(name);
+    } catch (IllegalArgumentException e) {
+      return null; // written by a newer version: keep the mode in force
+    }
+  }
+
+  private static double parseRate(String rate) {
+    if (rate == null) {
+      return -1;
+    }
+    try {
+      double r = Double.parseDouble(rate);
+      return r >= 0 && !Double.isInfinite(r) ? r : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
   private void draw(long now) {
     int n;
     Presale p;
@@ -374,6 +519,7 @@ final class Sale {
         return;
       }
       byte[] seed = p.seed();
+      events.journal().note("reveal", PresaleDraw.hex(seed));
       n = line.drawPresale(size -> PresaleDraw.order(seed, size), now);
       presale = p.afterDraw(n);
       applyGate(now);

@@ -30,7 +30,18 @@ final class ServletVisitor implements Gatekeeper.Visitor<HttpServletRequest, Htt
   }
 
   @Override
+  public String identity(WaitingRoom r, HttpServletRequest req) {
+    return Identity.of(r, req);
+  }
+
+  @Override
   public void grantRefused(WaitingRoom r, HttpServletRequest req, HttpServletResponse res) {
     Cookies.clear(req, res, r, Cookies.SESSION);
+  }
+
+  @Override
+  public String remoteAddress(HttpServletRequest req) {
+    String a = req.getRemoteAddr();
+    return a == null ? "" : a;
   }
 }

@@ -2,13 +2,15 @@ package dev.room;
 
 import dev.room.engine.Grants;
 import dev.room.engine.KeyRing;
-import dev.room.engine.SessionRegistry;
-import dev.room.engine.SessionRegistry.Session;
+import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Outcome;
+import dev.room.spi.SessionStore;
+import dev.room.spi.SessionStore.Session;
 import dev.room.spi.Tokens;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -19,28 +21,36 @@ import java.util.function.Supplier;
  * <p>A session starts when a visitor's claim (or a free slot on arrival) takes a slot, and gives
  * the slot back exactly once when it ends: left, revoked by the application, completed, ended by
  * the operator, replaced by a new sale generation, or expired. Grants are checked on every gated
- * request by signature, room, generation and expiry, then against the registry (revocation).
+ * request by signature, room, generation and expiry, then against the store (revocation).
  *
- * <p>Implementation notes. The registry is the truth about a session: every path that resumes one
- * (a grant, a repeated claim by its ticket, a status poll, leave) goes through {@link #resume},
- * which ends a session whose time is up there and then. A grant is re-sent whenever the session
- * slid past it, and a grant that ran out while its session lives (a response that crossed a newer
- * one) is honoured by the registry and replaced, so a session and its grant expire together.
- * Claiming a ticket's slot and starting its session are one step per ticket (a lock stripe keyed by
- * the ticket, then the line's lock): two tabs reloading together get one session.
+ * <p>The sessions live in a {@link SessionStore}: this JVM's for an in-memory line, the line's own
+ * shared store for a line that several instances share ({@code RedisLine}), so a grant from any
+ * instance is honoured by every other and an ending on one is seen by all within a poll interval.
+ * The default signing key's secret comes from the store ({@link SessionStore#sharedSecret}), so the
+ * instances on one shared store sign alike without configuration.
+ *
+ * <p>Implementation notes. The store is the truth about a session: every path that resumes one (a
+ * grant, a repeated claim by its ticket, a status poll, leave) goes through {@link #resume}, which
+ * ends a session whose time is up there and then. A grant is re-sent whenever the session slid past
+ * it, and a grant that ran out while its session lives (a response that crossed a newer one) is
+ * honoured by the store and replaced, so a session and its grant expire together. Claiming a
+ * ticket's slot and starting its session are one step per ticket (a lock stripe keyed by the
+ * ticket, then the line's lock): two tabs reloading together get one session.
  */
 final class Sessions {
   static final Duration DEFAULT_DURATION = Duration.ofMinutes(10);
   static final Duration DEFAULT_MAX_DURATION = Duration.ofMinutes(60);
 
   private final EventSink events;
-  private final SlotReleaser slots;
+  private final LongConsumer returned;
+  private final LongConsumer exit;
   private final Supplier<String> name;
   private final TicketClaim claims;
   private final LongSupplier live;
+  private final InstantSource clock;
+  private final SessionStore store;
   private final KeyRing keys = new KeyRing();
-  private final SessionRegistry registry = new SessionRegistry();
-  private final AtomicLong generation = new AtomicLong();
+  private volatile boolean keyShared;
   private final AtomicInteger requests = new AtomicInteger();
   private final Object[] claimLocks = new Object[64];
   volatile AdmissionMode mode = AdmissionMode.REQUESTS;
@@ -54,21 +64,28 @@ final class Sessions {
   }
 
   /**
-   * Sessions publishing to {@code events}, giving ended sessions' slots back to {@code slots},
-   * binding grants to the room's {@code name}, claiming tickets through {@code claims} while the
-   * line holds anyone ({@code live}).
+   * Sessions kept in {@code store} (which gives an ended session's slot back), telling the room
+   * when one came back ({@code returned}) or must be let go by the line ({@code exit}), publishing
+   * to {@code events}, binding grants to the room's {@code name}, claiming tickets through {@code
+   * claims} while the line holds anyone ({@code live}).
    */
   Sessions(
+      SessionStore store,
+      LongConsumer returned,
+      LongConsumer exit,
       EventSink events,
-      SlotReleaser slots,
       Supplier<String> name,
       TicketClaim claims,
-      LongSupplier live) {
+      LongSupplier live,
+      InstantSource clock) {
+    this.store = store;
+    this.returned = returned;
+    this.exit = exit;
     this.events = events;
-    this.slots = slots;
     this.name = name;
     this.claims = claims;
     this.live = live;
+    this.clock = clock;
     for (int i = 0; i < claimLocks.length; i++) {
       claimLocks[i] = new Object();
     }
@@ -82,12 +99,25 @@ final class Sessions {
     return keys;
   }
 
+  /** The keys, with the default key's secret taken from the store once it can be asked. */
+  private KeyRing sharedKeys() {
+    if (!keyShared) {
+      synchronized (keys) {
+        if (!keyShared) {
+          keys.shareDefault(store.sharedSecret(keys.defaultSecret()));
+          keyShared = true;
+        }
+      }
+    }
+    return keys;
+  }
+
   long generation() {
-    return generation.get();
+    return store.generation();
   }
 
   int active() {
-    return registry.size();
+    return store.count();
   }
 
   /** Requests running under sessions now (they hold no slot of their own). */
@@ -95,24 +125,33 @@ final class Sessions {
     return requests;
   }
 
-  /** Starts a session on a slot the caller now holds; fires CLAIM. */
+  /**
+   * Starts a session on a slot the caller now holds; fires CLAIM. When the store cannot be reached
+   * the slot goes back to the line and the failure propagates.
+   */
   Session start(String ticket, long now) {
     long[] id = Tokens.generate();
-    Session s =
-        registry.start(
-            Tokens.format(id[0], id[1]),
-            ticket,
-            now,
-            duration.toMillis(),
-            Math.max(duration.toMillis(), maxDuration.toMillis()),
-            generation.get());
+    Session s;
+    try {
+      s =
+          store.start(
+              Tokens.format(id[0], id[1]),
+              ticket,
+              now,
+              duration.toMillis(),
+              Math.max(duration.toMillis(), maxDuration.toMillis()));
+    } catch (LineUnavailableException e) {
+      exit.accept(now);
+      throw e;
+    }
     events.fire(Event.CLAIM, s.id(), "", false);
     return s;
   }
 
   /** The grant for {@code s}, valid until {@code until} (its expiry when renewed). */
   String grant(Session s, long now, long until) {
-    return Grants.sign(keys, new Grants.Grant(name.get(), s.generation(), s.id(), now, until));
+    return Grants.sign(
+        sharedKeys(), new Grants.Grant(name.get(), s.generation(), s.id(), now, until));
   }
 
   /**
@@ -128,7 +167,7 @@ final class Sessions {
    */
   Claim claim(String ticket, long now) {
     synchronized (claimLocks[ticket.hashCode() & (claimLocks.length - 1)]) {
-      Session again = resume(registry.byTicket(ticket), now);
+      Session again = resume(store.byTicket(ticket, now), now);
       if (again != null) {
         return new Claim(again, 0);
       }
@@ -149,7 +188,7 @@ final class Sessions {
       return null;
     }
     if (now >= s.expiresAt()) {
-      expire(s); // its slot comes back now rather than at the next reaper pass
+      expire(s, now); // its slot comes back now rather than at the next reaper pass
       return null;
     }
     return s;
@@ -160,19 +199,25 @@ final class Sessions {
 
   /** What a grant admits, or null (firing GRANT_REJECTED) when it admits nothing. */
   Admitted check(String grant, long now) {
-    Grants.Check c = Grants.verify(keys, grant, name.get(), generation.get(), now);
+    KeyRing k = sharedKeys();
+    long generation = store.generation();
+    Grants.Check c = Grants.verify(k, grant, name.get(), generation, now);
+    if (c.rejection() == Grants.Rejection.REVOKED && c.grant().generation() > generation) {
+      // a newer generation than this instance has seen: another instance started it just now
+      c = Grants.verify(k, grant, name.get(), store.generation(), now);
+    }
     Session s = null;
     String why = null;
     if (c.rejection() == Grants.Rejection.EXPIRED) {
-      // genuine, this room's, this generation's: the registry says whether its session lives on
-      s = resume(registry.get(c.grant().sessionId()), now);
+      // genuine, this room's, this generation's: the store says whether its session lives on
+      s = resume(store.get(c.grant().sessionId(), now), now);
       if (s == null) {
         why = Grants.Rejection.EXPIRED.detail();
       }
     } else if (c.rejection() != null) {
       why = c.rejection().detail();
     } else {
-      Session live = registry.get(c.grant().sessionId());
+      Session live = store.get(c.grant().sessionId(), now);
       s = resume(live, now);
       if (s == null) {
         why = (live == null ? Grants.Rejection.REVOKED : Grants.Rejection.EXPIRED).detail();
@@ -185,18 +230,13 @@ final class Sessions {
     return new Admitted(s, c.grant().expiresAt());
   }
 
-  Session byId(String id) {
-    return registry.get(id);
-  }
-
   /**
    * Slides the session on activity. Returns the expiry a new grant must carry when the session
    * would outlive the client's grant, valid until {@code grantExpiresAt} ({@link #NO_GRANT} when it
    * has none); else {@link #NO_GRANT}: the grant in hand expires with the session.
    */
   long renew(Session s, long now, long grantExpiresAt) {
-    registry.renew(s, now, duration.toMillis());
-    long until = s.expiresAt();
+    long until = store.renew(s, now, duration.toMillis());
     return grantExpiresAt == NO_GRANT || until > grantExpiresAt ? until : NO_GRANT;
   }
 
@@ -205,22 +245,24 @@ final class Sessions {
 
   /** Ends a session for {@code detail}; true when this call ended it. */
   boolean end(Session s, String detail) {
-    if (!registry.end(s)) {
+    long now = clock.millis();
+    if (!store.end(s, now)) {
       return false;
     }
-    slots.exitSlot();
+    returned.accept(now);
     events.fire(Event.SESSION_END, s.id(), "", false, detail);
     return true;
   }
 
+  /** Ends the session {@code id} wherever it was started. */
   boolean endById(String id, String detail) {
-    Session s = registry.get(id);
+    Session s = store.get(id, clock.millis());
     return s != null && end(s, detail);
   }
 
-  private void expire(Session s) {
-    if (registry.end(s)) {
-      slots.exitSlot();
+  private void expire(Session s, long now) {
+    if (store.expire(s, now)) {
+      returned.accept(now);
       events.fire(Event.SESSION_EXPIRE, s.id(), "", false);
     }
   }
@@ -228,23 +270,23 @@ final class Sessions {
   /** Ends sessions whose time is up; returns how many. */
   int sweep(long now) {
     int n = 0;
-    for (Session s : registry.expired(now)) {
-      if (registry.end(s)) {
-        slots.exitSlot();
-        events.fire(Event.SESSION_EXPIRE, s.id(), "", false);
-        n++;
-      }
+    for (String id : store.sweep(now)) {
+      returned.accept(now);
+      events.fire(Event.SESSION_EXPIRE, id, "", false);
+      n++;
     }
     return n;
   }
 
   /** Ends every session and invalidates every grant issued so far. */
   long newGeneration() {
-    long g = generation.incrementAndGet();
-    for (Session s : registry.all()) {
-      end(s, "generation");
-    }
-    return g;
+    long now = clock.millis();
+    return store.newGeneration(
+        now,
+        id -> {
+          returned.accept(now);
+          events.fire(Event.SESSION_END, id, "", false, "generation");
+        });
   }
 
   static Duration checkDuration(String name, Duration d, Duration zeroMeans) {

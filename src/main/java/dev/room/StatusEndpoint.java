@@ -17,10 +17,15 @@ import java.util.Currency;
  * {@code state}, {@code position} (not while closed or before a pre-sale draw) and the
  * skip-the-line fields ({@code skip_cost}, {@code currency} when the room has one, {@code
  * rate_per_pos}), {@code message}, {@code opens_in_seconds}, {@code wait_low_seconds} and {@code
- * wait_high_seconds} (only while admission runs and its rate is known) and {@code poll_after_ms}.
+ * wait_high_seconds} (only while admission runs and its rate is known) and {@code poll_after_ms}. A
+ * client whose place moved to another device (its identity joined again there) gets {@code ready},
+ * {@code state} ({@code "moved"}) and {@code message}, and its page stops polling.
  */
 final class StatusEndpoint {
   static final String PASSTHROUGH = "{\"ready\":true,\"state\":\"passthrough\"}";
+
+  /** The place went to another device where the visitor's identity joined again. */
+  static final String MOVED = moved();
 
   private StatusEndpoint() {}
 
@@ -88,6 +93,9 @@ final class StatusEndpoint {
           ? "{\"ready\":true,\"state\":\"offered\",\"position\":0}"
           : "{\"ready\":true,\"position\":0}";
     }
+    if (q.moved()) {
+      return MOVED;
+    }
     if (!q.waiting()) {
       return room.mode() == RoomMode.PASSTHROUGH ? PASSTHROUGH : "{\"ready\":true}";
     }
@@ -125,6 +133,12 @@ final class StatusEndpoint {
       b.append(",\"wait_high_seconds\":").append(s.waitHigh());
     }
     b.append(",\"poll_after_ms\":").append(s.pollAfterMillis());
+    return b.append('}').toString();
+  }
+
+  private static String moved() {
+    StringBuilder b = new StringBuilder("{\"ready\":false,\"state\":\"moved\",\"message\":");
+    quote(Sale.MOVED_MESSAGE, b);
     return b.append('}').toString();
   }
 

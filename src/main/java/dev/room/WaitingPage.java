@@ -44,6 +44,7 @@ final class WaitingPage {
   static final String TITLE_OFFERED = "It's your turn!";
   static final String TITLE_COOKIES = "Cookies are needed to keep your place";
   static final String TITLE_RECONNECTING = "Reconnecting…";
+  static final String TITLE_MOVED = "Your place moved to another device";
 
   static final String RECONNECTING_KEPT = "Reconnecting… your place is kept.";
   static final String RECONNECTING_NOT_KEPT =
@@ -173,11 +174,13 @@ final class WaitingPage {
     pair(b, "presale", TITLE_PRESALE).append(',');
     pair(b, "offered", TITLE_OFFERED).append(',');
     pair(b, "cookies", TITLE_COOKIES).append(',');
-    pair(b, "reconnecting", TITLE_RECONNECTING).append("},\"explain\":{");
+    pair(b, "reconnecting", TITLE_RECONNECTING).append(',');
+    pair(b, "moved", TITLE_MOVED).append("},\"explain\":{");
     pair(b, "paused", Sale.PAUSED_MESSAGE).append(',');
     pair(b, "closed", Sale.CLOSED_MESSAGE).append(',');
     pair(b, "presale", Sale.PRESALE_MESSAGE).append(',');
-    pair(b, "queue_all", Sale.QUEUE_ALL_MESSAGE).append("},");
+    pair(b, "queue_all", Sale.QUEUE_ALL_MESSAGE).append(',');
+    pair(b, "moved", Sale.MOVED_MESSAGE).append("},");
     return pair(b, "reconnecting", reconnecting).append('}').toString();
   }
 

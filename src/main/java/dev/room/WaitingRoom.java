@@ -1,7 +1,9 @@
 package dev.room;
 
+import dev.room.audit.AdmissionLog;
 import dev.room.engine.EventBus;
 import dev.room.engine.InMemoryLine;
+import dev.room.engine.InMemorySessionStore;
 import dev.room.engine.Reaper;
 import dev.room.spi.Line;
 import dev.room.spi.Policy;
@@ -71,6 +73,8 @@ public final class WaitingRoom implements AutoCloseable {
   private final LineDesk desk;
   private final LineTransfer transfer;
   private final Reaper reaper;
+  private final JoinGuard joinGuard; // join guard (r3-guard)
+  private final AuditHook audit = new AuditHook();
 
   private WaitingRoom(Builder b) {
     this.clock = b.clock;
@@ -83,11 +87,23 @@ public final class WaitingRoom implements AutoCloseable {
     this.events = new RoomEvents(line, this::inFlight);
     this.sale = new Sale(events, line, this::setCapacity, settings::displayName, userCode);
     this.sessions =
-        new Sessions(events, this::exitSlot, () -> settings.name, this::claim, line::live);
+        new Sessions(
+            line.sharedSessions().orElseGet(() -> new InMemorySessionStore(line::exit)),
+            this::slotReturned,
+            now -> exitSlot(),
+            events,
+            () -> settings.name,
+            this::claim,
+            line::live,
+            clock);
     this.path = new RequestPath(clock, line, sale, sessions, events, settings);
     this.desk = new LineDesk(clock, line, events, settings, web);
     this.transfer = new LineTransfer(clock, line, sale, path::policy);
+    this.joinGuard = new JoinGuard(line); // join guard (r3-guard)
     b.apply(this);
+    if (b.admissionLog != null) { // after the name, which its genesis entry records
+      setAdmissionLog(b.admissionLog);
+    }
     sale.start(clock.millis());
     path.start();
     Reaper r =
@@ -343,7 +359,7 @@ public final class WaitingRoom implements AutoCloseable {
    * explains a pause, a closed sale, queue-all and a pending pre-sale in plain words of its own.
    */
   public void setAnnouncement(String text) {
-    sale.setAnnouncement(text);
+    sale.setAnnouncement(text, clock.millis());
   }
 
   public String announcement() {
@@ -488,6 +504,82 @@ public final class WaitingRoom implements AutoCloseable {
     return sessions.keys().remove(keyId);
   }
 
+  // ── A fair line: one place per identity (issue 18, r2-identity) ───────
+
+  /**
+   * Derives the identity a newcomer's ticket is bound to, say the signed-in account id ({@code
+   * null} or blank: anonymous, as without a function; the default is none, and an IP address is
+   * never one by default). Joining again with the same identity, from any device or browser,
+   * returns the existing place: the new device gets the ticket's cookies under a fresh token and
+   * the old device's next status poll says {@code "state":"moved"}. The rule is one atomic step of
+   * the line (the Redis line's too), so concurrent joins converge on one ticket. Identities are
+   * kept only as salted hashes ({@link dev.room.spi.Identities}), in memory, in Redis and in an
+   * export, and forgotten when the ticket ends. One that throws is taken as anonymous.
+   */
+  public void setIdentityFunction(Function<HttpServletRequest, String> fn) {
+    web.identityFunction = fn;
+  }
+
+  public Function<HttpServletRequest, String> identityFunction() {
+    return web.identityFunction;
+  }
+
+  // ── end of a fair line: identity ──
+  // ── A fair line: join guard (r3-guard) ───────────────────────────────
+
+  /**
+   * At most {@code perMinute} new tickets per client key per minute (0, the default, is no limit);
+   * beyond it an arrival gets 429 with {@code Retry-After} and no ticket. The key is the {@link
+   * #setClientKeyFunction client key}, or the remote address when there is none: behind a proxy,
+   * set a key function that reads the client's address, or everyone shares the proxy's. Counted in
+   * fixed minutes of the room's clock, so over any 60 s a key gets at most twice the limit; on a
+   * shared (Redis) line the count is shared by every instance. Joins are counted, never merged: a
+   * household behind one address shares the limit, each visitor with a place of its own.
+   */
+  public void setJoinLimit(int perMinute) {
+    joinGuard.setJoinLimit(perMinute);
+  }
+
+  public int joinLimit() {
+    return joinGuard.joinLimit();
+  }
+
+  /**
+   * Asks each newcomer's browser to solve a proof-of-work puzzle before a ticket is issued: 0 (the
+   * default) is off; {@code difficultyBits} (1 to 30) sets ALTCHA's {@code maxnumber} to {@code
+   * 2^difficultyBits}, about {@code 2^(difficultyBits-1)} SHA-256 hashes on average. May be changed
+   * while serving (say, higher while the line is long); challenges already issued keep theirs. The
+   * built-in challenge page solves it in a Web Worker and sends the solution in the {@code
+   * room_altcha} cookie; a browser without JavaScript is told why it cannot join. Challenges are
+   * served at {@code <status-path>/challenge} in the ALTCHA format, verified statelessly (HMAC with
+   * a room secret, bound to the room and an expiry) and spent once (shared by every instance on a
+   * Redis line). A visitor who already holds a ticket or a pass is never asked.
+   */
+  public void setJoinChallenge(int difficultyBits) {
+    joinGuard.setJoinChallenge(difficultyBits);
+  }
+
+  public int joinChallenge() {
+    return joinGuard.joinChallenge();
+  }
+
+  /** Arrivals refused a ticket by the join limit, since the room started. */
+  public long joinsRefused() {
+    return joinGuard.joinsRefused();
+  }
+
+  /**
+   * Challenge solutions refused (malformed, forged, expired, wrong, or replayed), since the room
+   * started; arrivals that sent none are not counted.
+   */
+  public long challengesRefused() {
+    return joinGuard.challengesRefused();
+  }
+
+  JoinGuard joinGuard() {
+    return joinGuard;
+  }
+
   // ── Introspection ──────────────────────────────────────────────────────
 
   /** Requests being served now (in SESSIONS mode, those of active sessions). */
@@ -549,6 +641,25 @@ public final class WaitingRoom implements AutoCloseable {
   /** Whether {@code passToken} is a VIP pass that has not expired. */
   public boolean hasValidPass(String passToken) {
     return desk.hasValidPass(passToken);
+  }
+
+  // ── A verifiable admission log ─────────────────────────────────────────
+
+  /**
+   * Records this room's admissions, and every event that legitimately changes who is next, in
+   * {@code log} (see {@link AdmissionLog}); once per room. A room that already holds tickets (after
+   * an import, say) starts the log from a checkpoint of its line. Closing the room closes the log.
+   * On a line that cannot journal (Redis) the log records what this instance saw.
+   *
+   * @throws IllegalStateException when the room already has a log
+   */
+  public void setAdmissionLog(AdmissionLog log) {
+    audit.attach(log, line, events, settings.name, clock, sale);
+  }
+
+  /** The room's admission log, or {@code null} (the default: none). */
+  public AdmissionLog admissionLog() {
+    return audit.log();
   }
 
   // ── Line management ────────────────────────────────────────────────────
@@ -694,6 +805,7 @@ public final class WaitingRoom implements AutoCloseable {
     reaper.close();
     events.bus().close();
     line.close();
+    audit.close();
   }
 
   // ── The request path, for the filter ───────────────────────────────────
@@ -768,6 +880,11 @@ public final class WaitingRoom implements AutoCloseable {
     path.exitSlot();
   }
 
+  /** A session's slot came back through its store. */
+  private void slotReturned(long now) {
+    path.slotReturned(now);
+  }
+
   /** A status poll, with the events it implies. */
   long poll(long hi, long lo, long now) {
     return poll(hi, lo, "", now);
@@ -784,7 +901,19 @@ public final class WaitingRoom implements AutoCloseable {
 
   /** A newcomer the fast path could not admit; {@code token} is its fresh token's hex form. */
   long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
-    return path.arrive(hi, lo, token, clientKey, pass, stale);
+    return path.arrive(hi, lo, token, null, clientKey, pass, stale);
+  }
+
+  /** A newcomer with an identity (null: anonymous): one place per identity. */
+  long arrive(
+      long hi,
+      long lo,
+      String token,
+      String identity,
+      String clientKey,
+      boolean pass,
+      boolean stale) {
+    return path.arrive(hi, lo, token, identity, clientKey, pass, stale);
   }
 
   /** A client in line came in while the gate was off: its place is no longer needed. */
@@ -818,6 +947,7 @@ public final class WaitingRoom implements AutoCloseable {
     volatile String cookiePath; // null: never set, so the request's context path
     volatile String cookieDomain = "";
     volatile Function<HttpServletRequest, String> clientKeyFunction;
+    volatile Function<HttpServletRequest, String> identityFunction; // a fair line: identity
     volatile RateFunction rateFunction;
     volatile String skipUrl = "";
     volatile Currency currency;
@@ -835,6 +965,7 @@ public final class WaitingRoom implements AutoCloseable {
     private InstantSource clock = InstantSource.system();
     private Line line;
     private Reaper.Timer reaperTimer;
+    private AdmissionLog admissionLog;
     private final java.util.ArrayList<Consumer<WaitingRoom>> settings = new java.util.ArrayList<>();
 
     private Builder() {}
@@ -977,6 +1108,28 @@ public final class WaitingRoom implements AutoCloseable {
 
     public Builder capacityController(CapacityController controller) {
       return add(r -> r.setCapacityController(controller));
+    }
+
+    // a fair line: identity
+    public Builder identityFunction(Function<HttpServletRequest, String> fn) {
+      return add(r -> r.setIdentityFunction(fn));
+    }
+
+    // join guard (r3-guard)
+    public Builder joinLimit(int perMinute) {
+      JoinGuard.joinLimit(perMinute);
+      return add(r -> r.setJoinLimit(perMinute));
+    }
+
+    public Builder joinChallenge(int difficultyBits) {
+      JoinGuard.joinChallenge(difficultyBits);
+      return add(r -> r.setJoinChallenge(difficultyBits));
+    }
+
+    /** The admission log, attached after every other setting (so its genesis names the room). */
+    public Builder admissionLog(AdmissionLog log) {
+      this.admissionLog = Objects.requireNonNull(log, "log");
+      return this;
     }
 
     /** Builds the room; it starts its reaper and event threads. */

@@ -46,12 +46,13 @@ import java.util.function.Predicate;
  * secure-cookie}, {@code cookie-path}, {@code cookie-domain}, {@code skip-url}, {@code name},
  * {@code admission-mode} ({@code requests} or {@code sessions}), {@code session-duration}, {@code
  * session-max-duration}, {@code mode} ({@code open}, {@code queue-all}, {@code paused}, …), {@code
- * announcement} and {@code admission-rate} (per second), and {@code state-file}: an absolute path
- * where the line is saved on {@link #destroy} (owner-only, written to a temporary file and renamed
- * in one step) and restored on the next {@link #init} before serving, so a redeploy keeps
- * everyone's place; an unreadable file is logged, moved aside to {@code <file>.rejected}, and the
- * room starts with an empty line. A bad value stops the application from starting, with a message
- * naming it.
+ * announcement}, {@code admission-rate} (per second), {@code join-limit} (new tickets per client
+ * key per minute) and {@code join-challenge} (proof-of-work bits; its challenges are served at
+ * {@code <status-path>/challenge}), and {@code state-file}: an absolute path where the line is
+ * saved on {@link #destroy} (owner-only, written to a temporary file and renamed in one step) and
+ * restored on the next {@link #init} before serving, so a redeploy keeps everyone's place; an
+ * unreadable file is logged, moved aside to {@code <file>.rejected}, and the room starts with an
+ * empty line. A bad value stops the application from starting, with a message naming it.
  *
  * <p><b>Running a sale.</b> The room's {@link RoomMode} decides what happens to a gated request
  * without a live session: {@code PASSTHROUGH} lets it through without a slot (and lets a visitor in
@@ -206,7 +207,8 @@ public final class WaitingRoomFilter implements Filter {
         path.length() == statusBase.length() + 6
             && path.startsWith(statusBase)
             && path.endsWith("/leave");
-    if (!status && !leave && (bypassed(path) || bypassedBy(req))) {
+    boolean challenge = !status && !leave && isChallenge(path, statusBase); // join guard (r3-guard)
+    if (!status && !leave && !challenge && (bypassed(path) || bypassedBy(req))) {
       chain.doFilter(req, res);
       return;
     }
@@ -215,6 +217,8 @@ public final class WaitingRoomFilter implements Filter {
         StatusEndpoint.handle(r, req, res);
       } else if (leave) {
         StatusEndpoint.leave(r, req, res);
+      } else if (challenge) {
+        GuardPages.challenge(r, req, res);
       } else {
         gate(r, req, res, chain, statusBase);
       }
@@ -244,9 +248,18 @@ public final class WaitingRoomFilter implements Filter {
       Responses.waiting(r, req, res, q, statusBase);
     } else if (a == Verdict.CLOSED) {
       Responses.closed(r, req, res);
+    } else if (a instanceof JoinGuard.Refused no) {
+      GuardPages.refused(r, req, res, no, statusBase);
     } else {
       Responses.queueFull(r, req, res);
     }
+  }
+
+  /** {@code <status-path>/challenge}: the join guard's puzzles (join guard, r3-guard). */
+  private static boolean isChallenge(String path, String statusBase) {
+    return path.length() == statusBase.length() + 10
+        && path.startsWith(statusBase)
+        && path.endsWith("/challenge");
   }
 
   /** The application's bypass predicates; one that throws bypasses nothing. */

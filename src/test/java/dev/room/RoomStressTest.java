@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.room.engine.SessionRegistry.Session;
 import dev.room.spi.LedgerLine;
 import dev.room.spi.Line;
 import dev.room.spi.Outcome;
+import dev.room.spi.SessionStore.Session;
 import dev.room.spi.Tokens;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -82,6 +82,7 @@ public abstract class RoomStressTest {
     long admitted;
     long retired;
     final java.util.ArrayDeque<String> recent = new java.util.ArrayDeque<>();
+    java.nio.file.Path audit;
 
     Walk(long seed, boolean sessionsMode) {
       this.seed = seed;
@@ -89,6 +90,7 @@ public abstract class RoomStressTest {
       this.rnd = new Random(seed);
       this.clock = new FakeClock(1_700_000_000_000L + rnd.nextInt(1_000_000_000));
       this.room = newRoom(1 + rnd.nextInt(4));
+      this.audit = AdmissionLogs.attach(room); // each room's log, verified when it closes
     }
 
     WaitingRoom newRoom(int capacity) {
@@ -120,6 +122,8 @@ public abstract class RoomStressTest {
           check(before, shrank);
         }
         drain();
+        room.close();
+        AdmissionLogs.verify(audit);
       } catch (AssertionError | Exception e) {
         throw new AssertionError(
             "seed "
@@ -269,9 +273,11 @@ public abstract class RoomStressTest {
       room.exportTo(out);
       int capacity = room.capacity();
       room.close();
+      AdmissionLogs.verify(audit);
       held = 0;
       sessions.clear();
       room = newRoom(capacity);
+      audit = AdmissionLogs.attach(room); // the import writes its checkpoint into the log
       room.importFrom(new ByteArrayInputStream(out.toByteArray()));
     }
 

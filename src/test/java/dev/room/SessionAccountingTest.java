@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.room.engine.SessionRegistry.Session;
 import dev.room.spi.Outcome;
+import dev.room.spi.SessionStore.Session;
 import dev.room.spi.Tokens;
 import java.time.Duration;
 import java.util.ArrayList;

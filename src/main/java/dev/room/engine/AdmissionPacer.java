@@ -21,6 +21,9 @@ import dev.room.spi.Line;
  * hold takes the line's tokens back in the same atomic step that zeroes the allowance ({@link
  * Line#replaceAllowance}) and keeps them here until the hold ends, so none is lost or made up. Lock
  * order: this object's monitor, then the line's lock.
+ *
+ * <p>A hold is also the line's own flag ({@link Line#hold}): on a line shared by several rooms each
+ * has its pacer, and a refill by a room that has not yet heard of another's pause must not undo it.
  */
 public final class AdmissionPacer {
   private final Line line;
@@ -49,12 +52,18 @@ public final class AdmissionPacer {
    * refills what admissions spent; during a hold the bucket goes on filling.
    */
   public synchronized void configure(boolean open, double perSecond, long now) {
+    if (open) {
+      line.hold(false, now); // before the allowance: a held line reads 0 whatever it holds
+    }
     if (!(perSecond > 0)) {
       rated = false;
       metered = false;
       long target = open ? Line.UNLIMITED : 0;
       if (line.allowance() != target) {
         line.setAllowance(target, now);
+      }
+      if (!open) {
+        line.hold(true, now);
       }
       return;
     }
@@ -90,6 +99,7 @@ public final class AdmissionPacer {
       }
       heldLevel = Math.min(level, burst);
       lastRefill = now;
+      line.hold(true, now); // after the tokens were taken back: no other refill can add to them
     }
   }
 

@@ -1,8 +1,10 @@
 package dev.room.engine;
 
 import dev.room.TicketInfo;
+import dev.room.spi.Identities;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Move;
 import dev.room.spi.Policy;
 import java.util.ArrayList;
@@ -21,11 +23,12 @@ import java.util.function.Predicate;
  * slots), the {@link LineIndex} (waiting tickets in line order), the {@link ServingWindow} (the
  * ready list, the counts and the allowance; hands free slots to the first present waiters), the
  * {@link TokenTable} (token to ticket), the {@link Retirement} path, the {@link Promoter} (every
- * move within the line), the {@link TicketDesk} (arrive, poll, claim), the {@link PassBook}, and
- * the chunked {@link LineReader} and {@link LineArchive}. Only the pass book is thread-safe on its
- * own; the rest is guarded by this line's lock, and the window's counts and allowance are volatile
- * for the fast path. The fast path itself ({@link #tryEnter}, {@link #exit}) lives here, next to
- * the notes on its races.
+ * move within the line), the {@link TicketDesk} (arrive, poll, claim), the {@link PassBook}, the
+ * {@link IdentityBook} (one place per identity: the token table releases a ticket's identity as it
+ * leaves), and the chunked {@link LineReader} and {@link LineArchive}. Only the pass book is
+ * thread-safe on its own; the rest is guarded by this line's lock, and the window's counts and
+ * allowance are volatile for the fast path. The fast path itself ({@link #tryEnter}, {@link #exit})
+ * lives here, next to the notes on its races.
  *
  * <p>Exactly once. A ticket lives in the token table while it is WAITING or READY; leaving it
  * (admission in {@link ServingWindow#admitReady} or {@link Retirement}) is the single atomic step
@@ -75,6 +78,7 @@ public final class InMemoryLine implements Line {
   private final Promoter promoter;
   private final TicketDesk desk;
   private final PassBook passes = new PassBook();
+  private final IdentityBook identities = new IdentityBook();
   private final LineReader reader;
   private final LineArchive archive;
   private volatile boolean used;
@@ -84,7 +88,8 @@ public final class InMemoryLine implements Line {
     this.window = new ServingWindow(gate, index, tokens, counter);
     this.retirement = new Retirement(tokens, index, window);
     this.promoter = new Promoter(index, tokens, counter, window);
-    this.desk = new TicketDesk(tokens, index, counter, window, retirement, promoter);
+    this.desk = new TicketDesk(tokens, index, counter, window, retirement, promoter, identities);
+    tokens.releaseTo(identities);
     this.reader = new LineReader(lock, index, tokens, window);
     this.archive = new LineArchive(lock, index, window);
   }
@@ -97,6 +102,7 @@ public final class InMemoryLine implements Line {
   @Override
   public void setCapacity(int capacity, long now) {
     synchronized (lock) {
+      window.journal.record(LineJournal.CAPACITY, 0, 0, capacity, 0, 0);
       if (gate.resize(capacity) > 0) {
         window.rebalance(now);
       }
@@ -156,6 +162,13 @@ public final class InMemoryLine implements Line {
   public void addAllowance(long n, long max, long now) {
     synchronized (lock) {
       window.addAllowance(n, max, now);
+    }
+  }
+
+  @Override
+  public void hold(boolean held, long now) {
+    synchronized (lock) {
+      window.hold(held, now);
     }
   }
 
@@ -221,9 +234,41 @@ public final class InMemoryLine implements Line {
   public long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy p) {
     synchronized (lock) {
       used = true;
-      return desk.arrive(hi, lo, clientKey, toFront, now, p);
+      return desk.arrive(hi, lo, null, clientKey, toFront, now, p);
     }
   }
+
+  // identity (one place per person): the rule lives in TicketDesk and IdentityBook
+  @Override
+  public long arrive(
+      long hi, long lo, String identity, String clientKey, boolean toFront, long now, Policy p) {
+    if (Identities.anonymous(identity)) {
+      return arrive(hi, lo, clientKey, toFront, now, p);
+    }
+    String prehash = Identities.prehash(identity);
+    synchronized (lock) {
+      used = true;
+      return desk.arrive(hi, lo, identities.hash(prehash), clientKey, toFront, now, p);
+    }
+  }
+
+  @Override
+  public String identitySalt() {
+    synchronized (lock) {
+      return identities.salt();
+    }
+  }
+
+  @Override
+  public int restore(
+      Iterator<LineEntry> entries, Iterator<long[]> passList, String identitySalt, long now) {
+    if (identitySalt != null && !Identities.validSalt(identitySalt)) {
+      throw new IllegalArgumentException("identity salt must be 32 lowercase hex digits");
+    }
+    return restoreWith(entries, passList, identitySalt, now);
+  }
+
+  // end identity
 
   @Override
   public long poll(long hi, long lo, long now, Policy p) {
@@ -328,6 +373,9 @@ public final class InMemoryLine implements Line {
         retirement.sweep(all, from, Math.min(all.length, from + SCAN_CHUNK), now, p, counts, due);
       }
     }
+    synchronized (lock) {
+      identities.sweep(now, p.ttl());
+    }
     return counts;
   }
 
@@ -357,6 +405,11 @@ public final class InMemoryLine implements Line {
 
   @Override
   public int restore(Iterator<LineEntry> entries, Iterator<long[]> passList, long now) {
+    return restoreWith(entries, passList, null, now);
+  }
+
+  private int restoreWith(
+      Iterator<LineEntry> entries, Iterator<long[]> passList, String salt, long now) {
     if (used) {
       throw new IllegalStateException("the line has already been used");
     }
@@ -368,13 +421,35 @@ public final class InMemoryLine implements Line {
       }
       used = true;
       tokens.takeAll(read.tokens());
+      identities.restore(salt, tokens);
       index.takeAll(read.index());
       counter.passAll(read.maxKey());
       window.restored();
+      index.forEach(Integer.MAX_VALUE, t -> held(window.journal, t, 0));
       passes.replace(newPasses);
       window.offerFirst(now);
       return tokens.size();
     }
+  }
+
+  @Override
+  public boolean journal(LineJournal journal) {
+    LineJournal j = journal == null ? LineJournal.NONE : journal;
+    synchronized (lock) {
+      window.journal = j;
+      for (Ticket r = window.firstReady(); r != null; r = r.right) {
+        held(j, r, LineJournal.READY);
+      }
+      index.forEach(Integer.MAX_VALUE, t -> held(j, t, 0));
+      j.record(LineJournal.CAPACITY, 0, 0, gate.capacity(), 0, 0);
+      j.record(LineJournal.ALLOWANCE, 0, 0, window.allowance(), 0, 0);
+    }
+    return true;
+  }
+
+  private static void held(LineJournal j, Ticket t, long ready) {
+    j.record(
+        LineJournal.HELD, t.number, t.band, t.place, t.order, ServingWindow.keyFlags(t) | ready);
   }
 
   @Override
@@ -388,6 +463,19 @@ public final class InMemoryLine implements Line {
   public void checkInvariants() {
     synchronized (lock) {
       window.checkInvariants();
+      int[] bound = {0};
+      tokens.forEach(
+          t -> {
+            if (t.identity != null) {
+              if (identities.holder(t.identity) != t) {
+                throw new IllegalStateException("a ticket's identity is not bound to it");
+              }
+              bound[0]++;
+            }
+          });
+      if (bound[0] != identities.size()) {
+        throw new IllegalStateException("an identity is bound to a ticket that ended");
+      }
     }
   }
 }

@@ -19,7 +19,26 @@ public final class KeyRing {
   public KeyRing() {
     byte[] secret = new byte[MIN_SECRET_BYTES];
     new SecureRandom().nextBytes(secret);
-    install("k0", secret);
+    install(DEFAULT_KEY, secret);
+  }
+
+  /** The default key's id: the random key a ring starts with. */
+  public static final String DEFAULT_KEY = "k0";
+
+  /** The default key's secret (random unless {@link #shareDefault} replaced it). */
+  public byte[] defaultSecret() {
+    byte[] secret = keys.get(DEFAULT_KEY);
+    return secret == null ? null : secret.clone();
+  }
+
+  /**
+   * Gives the default key the secret every instance of a shared room uses, so grants signed with it
+   * verify on all; the signing key stays as it is. Nothing when the default key was removed.
+   */
+  public synchronized void shareDefault(byte[] secret) {
+    if (secret != null && secret.length >= MIN_SECRET_BYTES && keys.containsKey(DEFAULT_KEY)) {
+      keys.put(DEFAULT_KEY, secret.clone());
+    }
   }
 
   /** Makes {@code keyId} the signing key; earlier keys keep verifying. */

@@ -76,7 +76,8 @@ final class LineArchive {
         ready || called,
         t.clientKey == null ? "" : t.clientKey,
         t.promoted && !ready && !called,
-        was != null ? was.number() : t.number);
+        was != null ? was.number() : t.number,
+        t.identity);
   }
 
   /** A restore read, not yet taken over: every key restored is at most {@code maxKey}. */
@@ -122,8 +123,8 @@ final class LineArchive {
       t.hasPass = e.hasPass();
       t.promoted = !e.ready() && e.promoted();
       t.clientKey = e.clientKey();
-      t.cookiesSentAt = now;
-      t.resend = true;
+      t.identity = e.identity();
+      t.cookiesSentAt = Ticket.COOKIES_DUE;
       t.state = Ticket.WAITING;
       t.away = true; // until its client polls: nobody has been heard from since the export
       newIndex.insert(t);

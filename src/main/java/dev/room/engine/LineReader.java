@@ -37,12 +37,14 @@ final class LineReader {
         rows.add(new Row(r, 0));
       }
       long[] position = {0};
+      Ticket[] previous = {null};
       index.forEach(
           limit - rows.size(),
           t -> {
-            if (t.head) {
-              position[0]++;
+            if (!t.sameGroup(previous[0])) {
+              position[0]++; // the first of its group: one group further back
             }
+            previous[0] = t;
             rows.add(new Row(t, position[0]));
           });
     }
@@ -81,13 +83,13 @@ final class LineReader {
         if (start == null) {
           return;
         }
-        long[] position = {index.position(start) - (start.head ? 1 : 0)};
+        long[] position = {index.position(start)};
         Ticket[] last = {null};
         index.forEachFrom(
             start,
             SNAPSHOT_CHUNK,
             t -> {
-              if (t.head) {
+              if (last[0] != null && !t.sameGroup(last[0])) {
                 position[0]++;
               }
               tickets.add(t);

@@ -1,6 +1,7 @@
 package dev.room.engine;
 
 import dev.room.TokenNotFoundException;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Move;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +58,7 @@ final class Promoter {
     Ticket occupant = index.groupAt(target);
     index.remove(t);
     joinTie(t, occupant);
+    window.moved(t, LineJournal.WHY_PROMOTE);
     return new Move(from, index.position(t), window.waiting());
   }
 
@@ -75,12 +77,13 @@ final class Promoter {
     t.place = head.place;
     t.promoted = true;
     t.order = counter.next();
-    Ticket last = index.before(Ticket.probe(head.band, head.place, Long.MAX_VALUE));
+    Ticket last = index.before(head.band, head.place, Long.MAX_VALUE);
     if (last != null && last.sameGroup(t) && !last.promoted) {
       index.remove(last);
       index.insert(t);
       last.order = counter.next();
       index.insert(last);
+      window.moved(last, LineJournal.WHY_TIE);
     } else {
       index.insert(t);
     }
@@ -99,9 +102,7 @@ final class Promoter {
     t.rank = rank;
     int floor = Math.min(rank, MAX_RANKED_BAND);
     Ticket bound =
-        t.band >= floor
-            ? index.before(t)
-            : index.before(Ticket.probe(floor - 1, Long.MIN_VALUE, Long.MIN_VALUE));
+        t.band >= floor ? index.before(t) : index.before(floor - 1, Long.MIN_VALUE, Long.MIN_VALUE);
     while (bound != null && bound.rank < rank && bound.band != Ticket.CALLED) {
       bound = index.before(bound);
     }
@@ -147,6 +148,7 @@ final class Promoter {
     t.order = t.place;
     t.promoted = false;
     index.insert(t);
+    window.moved(t, LineJournal.WHY_RANK);
     long oldPlace = Long.MIN_VALUE;
     long place = counter.current();
     for (Ticket n : rest) {
@@ -156,6 +158,7 @@ final class Promoter {
       }
       n.place = place;
       index.insert(n);
+      window.moved(n, LineJournal.WHY_RANK);
     }
   }
 
@@ -180,17 +183,23 @@ final class Promoter {
     for (int i = 0; i < n; i++) {
       sorted[i] = group.get(i).place;
     }
+    long[] numbers = new long[n];
+    for (int i = 0; i < n; i++) {
+      numbers[i] = group.get(i).number;
+    }
+    window.journal.drawn(numbers);
     group.forEach(index::remove);
     // Clients tied to a group member's place (promotions, passes) stay tied to that place, in
     // their order, and whoever draws it holds it behind them: it takes a fresher order.
     for (int k = 0; k < n; k++) {
       Ticket t = group.get(drawn[k]);
       t.place = sorted[k];
-      Ticket last = index.before(Ticket.probe(0, t.place, Long.MAX_VALUE));
+      Ticket last = index.before(0, t.place, Long.MAX_VALUE);
       if (last != null && last.sameGroup(t)) {
         t.order = counter.next();
       }
       index.insert(t);
+      window.moved(t, LineJournal.WHY_DRAW);
     }
     return n;
   }

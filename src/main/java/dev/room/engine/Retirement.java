@@ -1,5 +1,6 @@
 package dev.room.engine;
 
+import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 
@@ -29,6 +30,12 @@ final class Retirement {
 
   /** Ends a ticket that will never be admitted; a freed slot is handed on. */
   void retire(Ticket t, long now) {
+    retire(t, now, LineJournal.REMOVE);
+  }
+
+  /** {@link #retire}, journalled as {@code kind} (removed or expired). */
+  void retire(Ticket t, long now, int kind) {
+    window.journal.record(kind, t.number, 0, 0, 0, 0);
     if (retireQuietly(t)) {
       window.rebalance(now);
     }
@@ -36,7 +43,7 @@ final class Retirement {
 
   /** An expired ticket is evicted, whatever its state: a lapsed offer alone never retires one. */
   long retireExpired(Ticket t, long now) {
-    retire(t, now);
+    retire(t, now, LineJournal.EXPIRE);
     return Outcome.of(Outcome.UNKNOWN, 0, Outcome.EVICTED);
   }
 
@@ -71,6 +78,7 @@ final class Retirement {
     for (int i = 0; i < n; i++) {
       Ticket t = due[i];
       if (expired(t, now, p)) {
+        window.journal.record(LineJournal.EXPIRE, t.number, 0, 0, 0, 0);
         retireQuietly(t);
         counts[0]++;
       } else if (window.lapse(t, true)) {
@@ -89,6 +97,7 @@ final class Retirement {
     while (window.allowance() > 0 && index.present() > 0 && window.slotFree()) {
       Ticket t = index.firstPresent();
       if (expired(t, now, p)) {
+        window.journal.record(LineJournal.EXPIRE, t.number, 0, 0, 0, 0);
         retireQuietly(t);
         retired++;
       } else if (window.tryReserve()) {

@@ -1,6 +1,7 @@
 package dev.room.engine;
 
 import dev.room.spi.Line;
+import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +28,10 @@ final class ServingWindow {
   private volatile long readyCount;
   private volatile long allowance = Line.UNLIMITED;
   private volatile long allowanceChangedAt;
+  private boolean held; // Line.hold: the allowance is 0 and stays so until the hold is lifted
+
+  /** The admission log's view of the line; guarded by the line's lock like the rest. */
+  LineJournal journal = LineJournal.NONE;
 
   ServingWindow(SlotGate gate, LineIndex index, TokenTable tokens, TicketCounter counter) {
     this.gate = gate;
@@ -62,16 +67,36 @@ final class ServingWindow {
   }
 
   void setAllowance(long allowance, long now) {
+    if (held) {
+      return;
+    }
     this.allowance = allowance;
     allowanceChangedAt = now;
+    journal.record(LineJournal.ALLOWANCE, 0, 0, allowance, 0, 0);
     rebalance(now);
   }
 
+  /**
+   * {@link Line#hold}: while held the allowance is 0 and neither set nor refilled; once lifted it
+   * stays 0 until set.
+   */
+  void hold(boolean hold, long now) {
+    if (hold && !held) {
+      allowance = 0;
+      allowanceChangedAt = now;
+    }
+    held = hold;
+  }
+
   void addAllowance(long n, long max, long now) {
+    if (held) {
+      return;
+    }
     long a = allowance;
     if (a != Line.UNLIMITED && a < max && n > 0) {
       allowance = a + Math.min(n, max - a);
       allowanceChangedAt = now;
+      journal.record(LineJournal.ALLOWANCE, 0, 0, allowance, 0, 0);
     }
     rebalance(now);
   }
@@ -82,6 +107,7 @@ final class ServingWindow {
       allowance--;
     }
     inFlight.incrementAndGet();
+    journal.record(LineJournal.ENTER, 0, 0, 0, 0, 0);
   }
 
   /** Counts in a fast-path admission whose slot was just taken; lock-free, allocation-free. */
@@ -148,6 +174,7 @@ final class ServingWindow {
     if (allowance != Line.UNLIMITED) {
       allowance--;
     }
+    journal.record(LineJournal.OFFER, t.number, 0, 0, 0, t.away ? LineJournal.AWAY : 0);
     dequeue(t);
     t.state = Ticket.READY;
     t.readyAt = now;
@@ -182,12 +209,13 @@ final class ServingWindow {
     if (!t.promoted) {
       // The holder of the place comes back behind whoever was promoted into it meanwhile, as it
       // stands behind every client promoted into its tie.
-      Ticket last = index.before(Ticket.probe(t.band, t.place, Long.MAX_VALUE));
+      Ticket last = index.before(t.band, t.place, Long.MAX_VALUE);
       if (last != null && last.sameGroup(t)) {
         t.order = counter.next();
       }
     }
     index.insert(t);
+    journal.record(LineJournal.LAPSE, t.number, t.band, t.place, t.order, keyFlags(t));
     waitingCount++; // published before the slot is: the fast path sees someone waits
     gate.release();
     return told;
@@ -213,6 +241,7 @@ final class ServingWindow {
    * when the client is told.
    */
   void present(Ticket t, long now) {
+    journal.record(LineJournal.PRESENT, t.number, 0, 0, 0, 0);
     if (t.state == Ticket.READY) {
       t.away = false;
     } else {
@@ -223,10 +252,21 @@ final class ServingWindow {
 
   /** Turns a ready ticket's reserved slot into an admission: the ticket ends here. */
   void admitReady(Ticket t) {
+    journal.record(LineJournal.ADMIT, t.number, 0, 0, 0, 0);
     tokens.remove(t);
     unlinkReady(t);
     t.state = Ticket.GONE;
     inFlight.incrementAndGet();
+  }
+
+  /** {@code t}'s key flags for the journal. */
+  static long keyFlags(Ticket t) {
+    return (t.promoted ? LineJournal.TIED : 0) | (t.away ? LineJournal.AWAY : 0);
+  }
+
+  /** Journals {@code t}'s new key. */
+  void moved(Ticket t, long why) {
+    journal.record(LineJournal.MOVE, t.number, t.band, t.place, t.order, keyFlags(t) | why);
   }
 
   /** Takes ready {@code t} off the ready list; its slot stays taken until the caller frees it. */
@@ -259,6 +299,7 @@ final class ServingWindow {
       ready++;
     }
     require(ready == readyCount, "ready count " + readyCount + " != ready list " + ready);
+    index.checkStructure();
     require(index.size() == waitingCount, "index " + index.size() + " != waiting " + waitingCount);
     require(tokens.size() == waitingCount + readyCount, "token store size mismatch");
     for (Ticket r = readyHead; r != null; r = r.right) {

@@ -5,16 +5,19 @@ import dev.room.spi.LineEntry;
 /**
  * One queued client: its token, its place in line and its liveness clock.
  *
- * <p>A ticket is also the node of the {@link LineIndex} treap that orders the waiting line, so a
- * queued client costs one object. Every field is guarded by the owning {@link InMemoryLine}'s lock.
+ * <p>A waiting ticket sits in a leaf of the {@link LineIndex} and points back at it, so its
+ * position is counted from its leaf up without a key search. Every field is guarded by the owning
+ * {@link InMemoryLine}'s lock.
  */
 final class Ticket {
   static final byte WAITING = 1;
   static final byte READY = 2;
   static final byte GONE = 3;
 
-  final long hi;
-  final long lo;
+  /** The token; changes only when the ticket's identity takes its place to another device. */
+  long hi;
+
+  long lo;
 
   /** Arrival number from the ticket counter; never changes. */
   final long number;
@@ -24,6 +27,13 @@ final class Ticket {
    * restart): above every rank's band, so they stay first in line, in the order of the file.
    */
   static final int CALLED = Integer.MAX_VALUE;
+
+  /**
+   * {@link #cookiesSentAt} of a restored ticket: its cookies go with its next poll whatever the
+   * time. A sentinel rather than a flag keeps the ticket at 128 bytes (a boolean more would round
+   * it up to 136).
+   */
+  static final long COOKIES_DUE = Long.MIN_VALUE;
 
   /**
    * Ordering key: higher band first, then lower place, then lower order (ties share band+place).
@@ -49,9 +59,16 @@ final class Ticket {
   long issuedAt;
   long lastActivity;
   long lastPoll;
+
+  /** When the cookies were last sent, or {@link #COOKIES_DUE}. */
   long cookiesSentAt;
+
   long readyAt;
   String clientKey;
+
+  /** The salted hash of the identity it is bound to ({@link IdentityBook}), or null. */
+  String identity;
+
   byte state;
   boolean seen;
   boolean polled;
@@ -62,7 +79,6 @@ final class Ticket {
   boolean promoted;
 
   boolean told;
-  boolean resend;
 
   /**
    * Not heard from since it was restored or since its offer lapsed. A waiting ticket that is away
@@ -72,14 +88,13 @@ final class Ticket {
    */
   boolean away;
 
-  // Treap links and aggregates, maintained by LineIndex.
+  /** The ready list's links, maintained by {@link ServingWindow} while the ticket is ready. */
   Ticket left;
+
   Ticket right;
-  int priority;
-  int size;
-  int heads;
-  int here;
-  boolean head;
+
+  /** The index leaf holding this ticket while it waits, maintained by {@link LineIndex}. */
+  LineIndex.Leaf leaf;
 
   Ticket(long hi, long lo, long number) {
     this.hi = hi;

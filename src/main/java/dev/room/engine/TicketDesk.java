@@ -1,5 +1,6 @@
 package dev.room.engine;
 
+import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 
@@ -19,6 +20,7 @@ final class TicketDesk {
   private final ServingWindow window;
   private final Retirement retirement;
   private final Promoter promoter;
+  private final IdentityBook identities;
 
   TicketDesk(
       TokenTable tokens,
@@ -26,7 +28,9 @@ final class TicketDesk {
       TicketCounter counter,
       ServingWindow window,
       Retirement retirement,
-      Promoter promoter) {
+      Promoter promoter,
+      IdentityBook identities) {
+    this.identities = identities;
     this.tokens = tokens;
     this.index = index;
     this.counter = counter;
@@ -35,8 +39,28 @@ final class TicketDesk {
     this.promoter = promoter;
   }
 
-  /** Issues a ticket to an arrival: queued, or admitted at once if a slot is free for it. */
-  long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy p) {
+  /**
+   * Issues a ticket to an arrival: queued, or admitted at once if a slot is free for it. With an
+   * identity ({@code identity} its hash, null for none) that holds a live place, the place moves to
+   * this arrival's token instead: one place per identity, decided in this one step.
+   */
+  long arrive(
+      long hi, long lo, String identity, String clientKey, boolean toFront, long now, Policy p) {
+    long evicted = 0;
+    if (identity != null) {
+      Ticket held = identities.holder(identity);
+      if (held != null && Retirement.expired(held, now, p)) {
+        retirement.retire(held, now); // releases the identity: a fresh ticket follows
+        evicted = Outcome.EVICTED;
+      } else if (held != null) {
+        return takeOver(held, hi, lo, now, p);
+      }
+    }
+    return evicted | issue(hi, lo, identity, clientKey, toFront, now, p);
+  }
+
+  private long issue(
+      long hi, long lo, String identity, String clientKey, boolean toFront, long now, Policy p) {
     if (p.maxQueueDepth() > 0 && window.waiting() >= p.maxQueueDepth()) {
       return Outcome.of(Outcome.REJECTED, 0, 0);
     }
@@ -44,12 +68,17 @@ final class TicketDesk {
     if (!tokens.add(t)) {
       return Outcome.of(Outcome.UNKNOWN, 0, 0); // a 2^-128 collision: the caller retries
     }
+    if (identity != null) {
+      identities.bind(t, identity);
+    }
     t.issuedAt = counter.issuedAt(now);
     t.lastActivity = now;
     t.cookiesSentAt = now;
     t.clientKey = clientKey;
     t.hasPass = toFront;
     boolean front = promoter.place(t, toFront);
+    window.journal.record(
+        LineJournal.ARRIVE, t.number, t.band, t.place, t.order, ServingWindow.keyFlags(t));
     window.queued();
     window.rebalance(now);
     if (t.state == Ticket.READY) {
@@ -59,11 +88,27 @@ final class TicketDesk {
     return Outcome.of(Outcome.WAITING, index.position(t), front ? Outcome.PROMOTED : 0);
   }
 
+  /**
+   * The identity's place goes to a new device: filed under its token, the old token remembered as
+   * moved, then seen as a reload from the new device sees it (a ready place is admitted at once).
+   */
+  private long takeOver(Ticket held, long hi, long lo, long now, Policy p) {
+    if (tokens.get(hi, lo) != null) {
+      return Outcome.of(Outcome.UNKNOWN, 0, 0); // a 2^-128 collision: the caller retries
+    }
+    long oldHi = held.hi;
+    long oldLo = held.lo;
+    tokens.rekey(held, hi, lo);
+    identities.moved(oldHi, oldLo, now);
+    held.reloaded = false; // the new device's first load is never a too-early reload
+    return claim(hi, lo, now, p) | Outcome.REJOINED;
+  }
+
   /** A status poll: keeps the ticket alive, rate-limits it, tells it when it is ready. */
   long poll(long hi, long lo, long now, Policy p) {
     Ticket t = tokens.get(hi, lo);
     if (t == null) {
-      return Outcome.of(Outcome.UNKNOWN, 0, 0);
+      return gone(hi, lo);
     }
     if (Retirement.expired(t, now, p)) {
       return retirement.retireExpired(t, now);
@@ -78,8 +123,7 @@ final class TicketDesk {
     }
     t.lastActivity = now;
     t.seen = true;
-    if (t.resend || now - t.cookiesSentAt >= p.cookieRefresh()) {
-      t.resend = false;
+    if (t.cookiesSentAt == Ticket.COOKIES_DUE || now - t.cookiesSentAt >= p.cookieRefresh()) {
       t.cookiesSentAt = now;
       flags |= Outcome.REFRESH_COOKIES;
     }
@@ -101,7 +145,7 @@ final class TicketDesk {
   long claim(long hi, long lo, long now, Policy p) {
     Ticket t = tokens.get(hi, lo);
     if (t == null) {
-      return Outcome.of(Outcome.UNKNOWN, 0, 0);
+      return gone(hi, lo);
     }
     if (Retirement.expired(t, now, p)) {
       return retirement.retireExpired(t, now);
@@ -124,7 +168,14 @@ final class TicketDesk {
     t.lastPoll = now;
     t.polled = true;
     t.reloaded = true;
-    t.cookiesSentAt = now;
+    if (t.cookiesSentAt != Ticket.COOKIES_DUE) { // a restored ticket's next poll still sends them
+      t.cookiesSentAt = now;
+    }
     return Outcome.of(Outcome.WAITING, index.position(t), flags);
+  }
+
+  /** A token not in line: its place moved to another device, or it is simply unknown. */
+  private long gone(long hi, long lo) {
+    return Outcome.of(identities.isMoved(hi, lo) ? Outcome.MOVED : Outcome.UNKNOWN, 0, 0);
   }
 }

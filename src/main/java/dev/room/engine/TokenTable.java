@@ -16,6 +16,14 @@ final class TokenTable {
   private Ticket[] slots = new Ticket[MIN_CAPACITY];
   private int size;
 
+  /** Told when a ticket bound to an identity leaves the table (its ending); null for none. */
+  private IdentityBook identities;
+
+  /** Releases a ticket's identity whenever the ticket leaves this table. */
+  void releaseTo(IdentityBook book) {
+    this.identities = book;
+  }
+
   int size() {
     return size;
   }
@@ -53,8 +61,32 @@ final class TokenTable {
     return true;
   }
 
-  /** Removes exactly {@code t} (identity); returns false when it was not present. */
+  /**
+   * Removes exactly {@code t} (identity); returns false when it was not present. Leaving the table
+   * ends the ticket, so its identity, if any, is released.
+   */
   boolean remove(Ticket t) {
+    if (!unlink(t)) {
+      return false;
+    }
+    if (t.identity != null && identities != null) {
+      identities.release(t);
+    }
+    return true;
+  }
+
+  /**
+   * Files {@code t} under a new token, which must not be in the table; the ticket lives on (its
+   * identity stays bound).
+   */
+  void rekey(Ticket t, long hi, long lo) {
+    unlink(t);
+    t.hi = hi;
+    t.lo = lo;
+    add(t);
+  }
+
+  private boolean unlink(Ticket t) {
     Ticket[] s = slots;
     int mask = s.length - 1;
     int i = index(t.hi, t.lo, mask);

@@ -4,6 +4,7 @@ import dev.room.Event;
 import dev.room.RoomMode;
 import dev.room.WaitingRoom;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -64,6 +65,12 @@ public final class RoomMetrics implements MeterBinder {
   /** Gauges tagged {@code mode}: 1 for the room's {@link RoomMode}, 0 for the others. */
   public static final String MODE = "room.mode";
 
+  /** Counter: arrivals refused a ticket by the join limit (join guard). */
+  public static final String JOINS_REFUSED = "room.joins.refused";
+
+  /** Counter: proof-of-work solutions refused (forged, expired, wrong or replayed). */
+  public static final String CHALLENGES_REFUSED = "room.challenges.refused";
+
   /** Counter of events, tagged {@code event}. */
   public static final String EVENTS = "room.events";
 
@@ -114,6 +121,15 @@ public final class RoomMetrics implements MeterBinder {
           .strongReference(true)
           .register(registry);
     }
+    // join guard (r3-guard)
+    FunctionCounter.builder(JOINS_REFUSED, room, WaitingRoom::joinsRefused)
+        .description("Arrivals refused a ticket by the join limit")
+        .tags(tags)
+        .register(registry);
+    FunctionCounter.builder(CHALLENGES_REFUSED, room, WaitingRoom::challengesRefused)
+        .description("Proof-of-work solutions refused")
+        .tags(tags)
+        .register(registry);
     for (Event e : Event.values()) {
       Counter counter =
           Counter.builder(EVENTS)

@@ -1,6 +1,7 @@
 package dev.room.redis;
 
 import dev.room.redis.LuaScripts.Op;
+import dev.room.spi.Identities;
 import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
@@ -9,21 +10,29 @@ import java.time.InstantSource;
 import java.util.List;
 
 /**
- * The request path of a {@link RedisLine}: the fast path, an arrival, a status poll, a claim and a
- * request's exit, one script each. Every slot taken is held under this instance's lease (which
- * registers anew and retries once when fenced). While Redis is unreachable the line fails closed by
- * throwing {@link LineUnavailableException}, or, failing open, lets the request in on a slot the
- * lease counts as unbacked.
+ * The request path of a {@link RedisLine}: the fast path, an arrival (anonymous or with an
+ * identity), a status poll, a claim and a request's exit, one script each. Every slot taken is held
+ * under this instance's lease (which registers anew and retries once when fenced). While Redis is
+ * unreachable the line fails closed by throwing {@link LineUnavailableException}, or, failing open,
+ * lets the request in on a slot the lease counts as unbacked; a client let in so on its claim is
+ * remembered by {@link Recovery}, which retires its ticket once Redis returns.
  */
 final class Admissions {
   private final LineScripts scripts;
   private final InstanceLease lease;
   private final InstantSource clock;
+  private final Recovery recovery;
   private final boolean failOpen;
 
-  Admissions(LineScripts scripts, InstanceLease lease, InstantSource clock, boolean failOpen) {
+  Admissions(
+      LineScripts scripts,
+      InstanceLease lease,
+      Recovery recovery,
+      InstantSource clock,
+      boolean failOpen) {
     this.scripts = scripts;
     this.lease = lease;
+    this.recovery = recovery;
     this.clock = clock;
     this.failOpen = failOpen;
   }
@@ -69,6 +78,44 @@ final class Admissions {
     }
   }
 
+  // identity (one place per person): the rule is in ops/arrive.lua and lib/identity.lua
+  long arrive(
+      long hi, long lo, String identity, String clientKey, boolean toFront, long now, Policy p) {
+    if (Identities.anonymous(identity)) {
+      return arrive(hi, lo, clientKey, toFront, now, p);
+    }
+    String[] args = {
+      "",
+      Tokens.format(hi, lo),
+      clientKey == null ? "" : clientKey,
+      toFront ? "1" : "0",
+      Long.toString(now),
+      Long.toString(p.maxQueueDepth()),
+      Identities.prehash(identity),
+      Identities.newSalt(), // used only by the room's first identified arrival
+      Long.toString(p.ttl()),
+      Long.toString(p.firstPollGrace()),
+      Long.toString(p.readyTimeout())
+    };
+    try {
+      List<Object> r =
+          lease.admit(
+              gen -> {
+                String[] a = args.clone();
+                a[0] = gen;
+                return scripts.eval(Op.ARRIVE, a);
+              },
+              Outcome.ADMITTED,
+              now);
+      scripts.track(r);
+      return Replies.outcome(r);
+    } catch (LineUnavailableException e) {
+      return failOpenAdmission(e);
+    }
+  }
+
+  // end identity
+
   long poll(long hi, long lo, long now, Policy p) {
     try {
       return Replies.outcome(
@@ -105,7 +152,9 @@ final class Admissions {
       scripts.track(r);
       return Replies.outcome(r);
     } catch (LineUnavailableException e) {
-      return failOpenAdmission(e);
+      long o = failOpenAdmission(e);
+      recovery.letIn(token); // its ticket must not stay at the front once Redis returns
+      return o;
     }
   }
 

@@ -3,6 +3,8 @@ package dev.room.redis;
 import dev.room.redis.LuaScripts.Op;
 import dev.room.spi.LineUnavailableException;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
@@ -39,6 +41,8 @@ final class InstanceLease {
   private final AtomicInteger held = new AtomicInteger();
   private final AtomicInteger unbacked = new AtomicInteger();
   private volatile String generation; // null = not registered
+  private long epoch; // the room's epoch as last registered under; 0 = none known yet
+  private final AtomicBoolean lost = new AtomicBoolean();
 
   InstanceLease(RedisLink link, RoomKeys keys, String name, long ttlMillis) {
     this.link = link;
@@ -109,6 +113,28 @@ final class InstanceLease {
   }
 
   /**
+   * Hands the slot of one admitted request over to a session: {@code script} (given the live
+   * generation, or "" for none) moves it out of the lease in Redis and answers 1 when it was held
+   * under the generation, else 0 (the lease lapsed and the session took a slot anew). Either way
+   * this instance counts one request fewer, as a release would.
+   */
+  List<Object> handOver(Function<String, List<Object>> script) {
+    lock.readLock().lock();
+    try {
+      String gen = generation;
+      List<Object> reply = script.apply(gen == null ? "" : gen);
+      if ((Long) reply.get(0) == 1) {
+        decrementIfPositive(held);
+      } else if (!decrementIfPositive(unbacked)) {
+        decrementIfPositive(held); // fenced, and not noticed yet: the fence turns held unbacked
+      }
+      return reply;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
    * Renews the lease and has Redis reconcile the slots held under it; registers when there is no
    * live generation. Returns the reply.
    */
@@ -172,11 +198,38 @@ final class InstanceLease {
     }
   }
 
-  /** Caller holds the write lock. */
+  /**
+   * Whether a registration since the last call found that Redis had lost the room (another epoch
+   * than the one this instance knew); clears the flag.
+   */
+  boolean takeLoss() {
+    return lost.getAndSet(false);
+  }
+
+  /**
+   * Caller holds the write lock. When Redis lost the room, the requests this instance still runs
+   * are backed again under the new generation (the next heartbeat sends the count), since nothing
+   * in Redis counts them any more: were they left unbacked, the fleet would admit beside them.
+   */
   private List<Object> register(long now) {
+    long candidate = 1 + ThreadLocalRandom.current().nextLong((1L << 50) - 1);
     List<Object> reply =
-        link.eval(Op.REGISTER, keys.all(), name, Long.toString(now), Long.toString(ttlMillis));
+        link.eval(
+            Op.REGISTER,
+            keys.all(),
+            name,
+            Long.toString(now),
+            Long.toString(ttlMillis),
+            Long.toString(candidate));
     generation = Long.toString((Long) reply.get(0));
+    long e = (Long) reply.get(1);
+    if (epoch != 0 && e != epoch) {
+      held.addAndGet(unbacked.getAndSet(0));
+      lost.set(true);
+    }
+    if (e != 0) {
+      epoch = e;
+    }
     return reply;
   }
 

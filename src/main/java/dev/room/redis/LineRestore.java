@@ -16,7 +16,7 @@ import java.util.List;
  */
 final class LineRestore {
   private static final int CHUNK = 256;
-  private static final int FIELDS = 17;
+  private static final int FIELDS = 18;
   private static final long MAX_KEY = (1L << 53) - 1;
 
   /** The band of clients restored as ready, above every rank's (lib/keys.lua's CALLED). */
@@ -40,11 +40,17 @@ final class LineRestore {
   }
 
   /** Stages and commits; returns the reply of the commit script. */
-  List<Object> run(Iterator<LineEntry> tickets, Iterator<long[]> passes, long now) {
+  List<Object> run(
+      Iterator<LineEntry> tickets, Iterator<long[]> passes, String identitySalt, long now) {
     try {
       stageTickets(tickets, now);
       stagePasses(passes);
-      return link.eval(Op.COMMIT, keys, Long.toString(now), Long.toString(maxKey));
+      return link.eval(
+          Op.COMMIT,
+          keys,
+          Long.toString(now),
+          Long.toString(maxKey),
+          identitySalt == null ? "" : identitySalt);
     } catch (RuntimeException e) {
       try {
         link.eval(Op.ABORT, keys);
@@ -92,6 +98,7 @@ final class LineRestore {
       args.add(Integer.toString(e.band())); // the key it was exported with, written back
       args.add(Long.toString(e.place()));
       args.add(Long.toString(e.order()));
+      args.add(e.identity() == null ? "" : e.identity());
       if (args.size() > CHUNK * FIELDS) {
         flushTickets(now);
       }

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  * line's snapshots: read after serving has stopped for an exact one.
  */
 final class LineScan {
-  static final int FIELDS = 16;
+  static final int FIELDS = 17;
 
   /** Tickets per scan call: the reads, the export and the removal batches of a Redis line. */
   static final int CHUNK = 512;
@@ -41,7 +41,8 @@ final class LineScan {
       String clientKey,
       long number,
       boolean ready,
-      boolean promoted) {
+      boolean promoted,
+      String identity) {
 
     static Row of(List<Object> r, int at) {
       return new Row(
@@ -60,7 +61,12 @@ final class LineScan {
           (String) r.get(at + 12),
           Replies.num(r, at + 13),
           Replies.num(r, at + 14) != 0,
-          Replies.num(r, at + 15) != 0);
+          Replies.num(r, at + 15) != 0,
+          identity((String) r.get(at + 16)));
+    }
+
+    private static String identity(String s) {
+      return s.isEmpty() ? null : s;
     }
 
     TicketInfo info() {
@@ -91,7 +97,8 @@ final class LineScan {
           ready,
           clientKey,
           promoted && !ready,
-          number);
+          number,
+          identity);
     }
   }
 

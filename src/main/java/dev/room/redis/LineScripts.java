@@ -18,6 +18,7 @@ final class LineScripts {
 
   // The counters as of the last reply from Redis.
   private volatile int capacity;
+  private volatile int knownCapacity; // the last capacity Redis held, re-sent if Redis loses it
   private volatile int inFlight;
   private volatile long ready;
   private volatile long waiting;
@@ -51,6 +52,16 @@ final class LineScripts {
     }
   }
 
+  /** Runs a session script (its keys: the room's, then the session store's). */
+  List<Object> evalSessions(Op op, String... args) {
+    try {
+      return link.eval(op, keys.sessions(), args);
+    } catch (LineUnavailableException e) {
+      unreachable.run();
+      throw e;
+    }
+  }
+
   /** Runs a script whose reply carries the counters, and notes them. */
   List<Object> update(Op op, String... args) {
     return track(eval(op, args));
@@ -59,6 +70,9 @@ final class LineScripts {
   /** Notes the counters a reply carries; returns the reply. */
   List<Object> track(List<Object> r) {
     capacity = (int) Replies.num(r, 3);
+    if (capacity > 0) {
+      knownCapacity = capacity;
+    }
     inFlight = (int) Replies.num(r, 4);
     ready = Replies.num(r, 5);
     waiting = Replies.num(r, 6);
@@ -82,6 +96,11 @@ final class LineScripts {
 
   int capacity() {
     return capacity;
+  }
+
+  /** The last capacity above zero a reply carried: what Redis held before it lost the room. */
+  int knownCapacity() {
+    return knownCapacity;
   }
 
   int inFlight() {

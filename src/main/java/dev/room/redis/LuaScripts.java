@@ -44,7 +44,17 @@ final class LuaScripts {
     COMMIT,
     ABORT,
     PASS,
-    CHECK;
+    CONTROLS,
+    CHECK,
+    SALT,
+    // admission sessions (RedisSessionStore)
+    SESSION_START,
+    SESSION_GET,
+    SESSION_TICKET,
+    SESSION_RENEW,
+    SESSION_END,
+    SESSION_SWEEP,
+    SESSION_GENERATION;
 
     /** The op's script, relative to this package. */
     String file() {
@@ -60,11 +70,13 @@ final class LuaScripts {
       List.of(
           "lib/keys.lua",
           "lib/record.lua",
+          "lib/identity.lua",
           "lib/order.lua",
           "lib/window.lua",
           "lib/retire.lua",
           "lib/lease.lua",
-          "lib/reply.lua");
+          "lib/reply.lua",
+          "lib/sessions.lua");
 
   private final Map<Op, String> sources = new EnumMap<>(Op.class);
   private final Map<Op, String> shas = new EnumMap<>(Op.class);

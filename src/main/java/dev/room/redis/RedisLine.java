@@ -2,17 +2,21 @@ package dev.room.redis;
 
 import dev.room.TicketInfo;
 import dev.room.redis.LuaScripts.Op;
+import dev.room.spi.Controls;
+import dev.room.spi.JoinLedger;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
 import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Move;
 import dev.room.spi.Policy;
+import dev.room.spi.SessionStore;
 import dev.room.spi.Tokens;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
@@ -53,7 +57,9 @@ import org.slf4j.LoggerFactory;
  * SharedLimits} holds the capacity and allowance; {@code Admissions} is the request path, its slots
  * held under the {@code InstanceLease}; {@code LineManagement} does the reads, removals, moves and
  * the reaper pass; {@code LineArchive} export and restore; {@code PassBook} the passes; {@code
- * Recovery} is one heartbeat, which {@code Heartbeat} schedules.
+ * Beats} is one heartbeat, which {@code Heartbeat} schedules, and {@code Recovery} what it puts
+ * right after an outage or a loss of Redis state; {@code RedisControls}, {@code RedisJoinLedger}
+ * and {@code RedisSessionStore} are the room's shared sale controls, join ledger and sessions.
  */
 public final class RedisLine implements Line {
   /** The default time a dead instance's slots stay held before they return to the line. */
@@ -76,23 +82,29 @@ public final class RedisLine implements Line {
   private final LineArchive archive;
   private final PassBook passes;
   private final Recovery recovery;
+  private final Beats beats;
+  private final RedisControls controls;
+  private final RedisSessionStore sessions;
 
   private RedisLine(Builder b) {
     RoomKeys keys = new RoomKeys(b.roomId);
     long leaseTtl = b.leaseTtl.toMillis();
     this.roomId = b.roomId;
     this.clock = b.clock;
-    this.link = new RedisLink(b.redisUri, b.commandTimeout);
+    this.link = new RedisLink(b.redisUri, b.cluster, b.commandTimeout);
     this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
     this.scripts = new LineScripts(link, keys, this::wakeHeartbeat);
     this.limits = new SharedLimits(roomId, scripts);
-    this.admissions = new Admissions(scripts, lease, clock, b.failOpen);
+    this.recovery = new Recovery(roomId);
+    this.admissions = new Admissions(scripts, lease, recovery, clock, b.failOpen);
     this.management = new LineManagement(roomId, scripts);
     this.passes = new PassBook(link, keys, b.failOpen);
     this.archive = new LineArchive(scripts, passes);
-    this.recovery = new Recovery(scripts, lease, limits, clock, leaseTtl);
+    this.beats = new Beats(scripts, lease, limits, recovery, clock, leaseTtl);
+    this.controls = new RedisControls(link, keys);
+    this.sessions = new RedisSessionStore(this, keys, link, clock);
     this.heartbeat =
-        new Heartbeat(roomId, leaseTtl / 3, b.failOpen, recovery::beat, b.backgroundHeartbeat);
+        new Heartbeat(roomId, leaseTtl / 3, b.failOpen, beats::beat, b.backgroundHeartbeat);
     heartbeat.start();
   }
 
@@ -101,9 +113,21 @@ public final class RedisLine implements Line {
     return builder(redisUri, roomId).build();
   }
 
-  /** Starts building a line for room {@code roomId} on the Redis at {@code redisUri}. */
+  /**
+   * Starts building a line for room {@code roomId} on the Redis at {@code redisUri}: {@code
+   * redis://host:port[/db]} (one server), {@code
+   * redis-sentinel://host:port[,host2:port2]/db#master} (the primary Sentinel names) or {@code
+   * redis://h1:p1,h2:p2,...} (a Redis Cluster; see {@link Builder#cluster(boolean)}).
+   */
   public static Builder builder(String redisUri, String roomId) {
     return new Builder(redisUri, roomId);
+  }
+
+  // join guard (r3-guard)
+  /** Join limits, spent challenges and their secret, shared by every instance of the room. */
+  @Override
+  public JoinLedger joinLedger() {
+    return new RedisJoinLedger(link, scripts.keys());
   }
 
   /** Whether this instance is connected to Redis now; for readiness probes. */
@@ -176,6 +200,18 @@ public final class RedisLine implements Line {
     limits.addAllowance(n, max, now);
   }
 
+  /** Holds the shared line for every instance: a refill by any of them adds nothing meanwhile. */
+  @Override
+  public void hold(boolean held, long now) {
+    limits.hold(held, now);
+  }
+
+  /** The sale controls in Redis: every instance on this room id shares them. */
+  @Override
+  public Controls controls() {
+    return controls;
+  }
+
   @Override
   public int drawPresale(IntFunction<int[]> order, long now) {
     return management.drawPresale(order);
@@ -197,6 +233,26 @@ public final class RedisLine implements Line {
   public long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy p) {
     return admissions.arrive(hi, lo, clientKey, toFront, now, p);
   }
+
+  // identity (one place per person): the rule is in ops/arrive.lua and lib/identity.lua
+  @Override
+  public long arrive(
+      long hi, long lo, String identity, String clientKey, boolean toFront, long now, Policy p) {
+    return admissions.arrive(hi, lo, identity, clientKey, toFront, now, p);
+  }
+
+  @Override
+  public String identitySalt() {
+    return archive.identitySalt();
+  }
+
+  @Override
+  public int restore(
+      Iterator<LineEntry> tickets, Iterator<long[]> passList, String identitySalt, long now) {
+    return archive.restore(tickets, passList, identitySalt, now);
+  }
+
+  // end identity
 
   @Override
   public long poll(long hi, long lo, long now, Policy p) {
@@ -301,9 +357,22 @@ public final class RedisLine implements Line {
 
   // ── For tests ──────────────────────────────────────────────────────────
 
-  /** One heartbeat ({@link Recovery#beat()}); tests call it to drive leases by hand. */
+  /** One heartbeat ({@link Beats#beat()}); tests call it to drive leases by hand. */
   RedisLink.State beat() {
-    return recovery.beat();
+    return beats.beat();
+  }
+
+  /**
+   * How often this instance found that Redis had lost the room's state (a restart without
+   * persistence); the line was lost each time, the capacity and running requests re-established.
+   */
+  public long stateLosses() {
+    return recovery.losses();
+  }
+
+  /** Tickets of clients let in while Redis was down (fail-open), retired once it returned. */
+  public long ghostsRetired() {
+    return recovery.retired();
   }
 
   /** Severs the connection without releasing anything, as a crashed instance would; for tests. */
@@ -314,6 +383,24 @@ public final class RedisLine implements Line {
 
   InstanceLease lease() {
     return lease;
+  }
+
+  // ── Admission sessions ─────────────────────────────────────────────────
+
+  /** The room's admission sessions, shared in Redis by every instance on this line. */
+  @Override
+  public Optional<SessionStore> sharedSessions() {
+    return Optional.of(sessions);
+  }
+
+  /** Runs a session script (its keys: the room's, then the session store's). */
+  List<Object> evalSessions(Op op, String... args) {
+    return scripts.evalSessions(op, args);
+  }
+
+  /** Notes the counters a reply carries (a session script's too). */
+  void track(List<Object> r) {
+    scripts.track(r);
   }
 
   RedisLink link() {
@@ -339,6 +426,7 @@ public final class RedisLine implements Line {
     private InstantSource clock = InstantSource.system();
     private String instanceName = defaultInstanceName();
     private boolean backgroundHeartbeat = true;
+    private boolean cluster;
 
     private Builder(String redisUri, String roomId) {
       this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
@@ -381,6 +469,16 @@ public final class RedisLine implements Line {
     /** The name this instance's leases carry in Redis, for operators (default host/pid). */
     public Builder instanceName(String name) {
       this.instanceName = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
+     * Whether {@code redisUri} names a Redis Cluster (default false: a URI with several hosts, as
+     * {@code redis://h1:7000,h2:7001,h3:7002}, names one anyway, its hosts being seeds). A room's
+     * keys share one hash tag, so a room lives on one shard and rooms spread over the shards.
+     */
+    public Builder cluster(boolean cluster) {
+      this.cluster = cluster;
       return this;
     }
 

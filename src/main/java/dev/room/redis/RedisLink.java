@@ -1,30 +1,26 @@
 package dev.room.redis;
 
 import dev.room.redis.LuaScripts.Op;
+import dev.room.redis.RedisEndpoint.Connection;
 import dev.room.spi.LineUnavailableException;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
- * One room's connection to Redis: a single multiplexed Lettuce connection, scripts run by EVALSHA
- * (loaded again when Redis answers NOSCRIPT, as after a restart), and Redis failures turned into
- * {@link LineUnavailableException}.
+ * One room's connection to Redis: a single multiplexed Lettuce connection (to one server, to the
+ * primary Sentinel names, or to a Redis Cluster: see {@link RedisEndpoint}), scripts run by EVALSHA
+ * (sent whole by EVAL when the node that answered has not got it, as after a restart, a failover or
+ * a resharding), and Redis failures turned into {@link LineUnavailableException}.
  *
  * <p>Implementation notes. Lettuce's own reconnect is off, so a command is sent at most once: a
  * release or admission cut off by a disconnect is never replayed later onto the new connection,
@@ -36,7 +32,9 @@ import java.util.function.Function;
  * end, some time after the channel stopped accepting commands ("Currently not connected"). So a
  * connection that looks open proves nothing: {@link #connect()} reports {@code UP} only after a
  * PING came back, and a command that finds the connection gone drops it, so the next heartbeat
- * connects anew instead of reporting a dead connection as up.
+ * connects anew instead of reporting a dead connection as up. So does a reply that says the node is
+ * a replica (READONLY, MASTERDOWN): after a failover the old primary may well keep the connection
+ * open as a replica, and only a new connection asks Sentinel where the primary is now.
  */
 final class RedisLink implements AutoCloseable {
   /** What {@link #connect()} found or did. */
@@ -47,36 +45,32 @@ final class RedisLink implements AutoCloseable {
     DOWN
   }
 
-  private final RedisClient client;
+  private final RedisEndpoint endpoint;
   private final LuaScripts scripts = new LuaScripts();
   private final Object connecting = new Object();
-  private final AtomicReference<StatefulRedisConnection<String, String>> connection =
-      new AtomicReference<>();
+  private final AtomicReference<Connection> connection = new AtomicReference<>();
   private volatile boolean everConnected;
   private volatile boolean closed;
 
   RedisLink(String redisUri, Duration commandTimeout) {
-    RedisURI uri;
-    try {
-      uri = RedisURI.create(redisUri);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("redisUri is not a Redis URI: " + e.getMessage(), e);
-    }
-    uri.setTimeout(commandTimeout);
-    client = RedisClient.create(uri);
-    client.setOptions(
-        ClientOptions.builder()
-            .autoReconnect(false)
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-            .socketOptions(
-                SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
-            .build());
+    this(redisUri, false, commandTimeout);
+  }
+
+  /**
+   * @param cluster whether {@code redisUri} names a Redis Cluster even with one host (a URI with
+   *     several hosts always does)
+   */
+  RedisLink(String redisUri, boolean cluster, Duration commandTimeout) {
+    endpoint = RedisEndpoint.of(redisUri, cluster, commandTimeout);
+  }
+
+  RedisEndpoint.Topology topology() {
+    return endpoint.topology();
   }
 
   boolean connected() {
-    StatefulRedisConnection<String, String> c = connection.get();
-    return c != null && c.isOpen();
+    Connection c = connection.get();
+    return c != null && c.stateful().isOpen();
   }
 
   /**
@@ -88,15 +82,15 @@ final class RedisLink implements AutoCloseable {
       if (closed) {
         return State.DOWN;
       }
-      StatefulRedisConnection<String, String> c = connection.get();
-      if (c != null && c.isOpen() && answers(c)) {
+      Connection c = connection.get();
+      if (c != null && c.stateful().isOpen() && answers(c.sync()) && endpoint.stillPrimary(c)) {
         return State.UP;
       }
       if (c != null) {
         drop(c);
       }
       try {
-        c = client.connect(StringCodec.UTF8); // returns once the handshake's reply came back
+        c = endpoint.connect(); // returns once the handshake's reply came back
       } catch (RedisException e) {
         return State.DOWN;
       }
@@ -108,9 +102,9 @@ final class RedisLink implements AutoCloseable {
   }
 
   /** Whether Redis answers on {@code c}: any reply, even an error (LOADING, BUSY), proves it. */
-  private static boolean answers(StatefulRedisConnection<String, String> c) {
+  private static boolean answers(RedisClusterCommands<String, String> c) {
     try {
-      c.sync().ping();
+      c.ping();
       return true;
     } catch (RedisCommandExecutionException e) {
       return true;
@@ -120,34 +114,42 @@ final class RedisLink implements AutoCloseable {
   }
 
   /** Forgets {@code c} unless another connection replaced it already. */
-  private void drop(StatefulRedisConnection<String, String> c) {
+  private void drop(Connection c) {
     if (connection.compareAndSet(c, null)) {
-      c.closeAsync();
+      c.stateful().closeAsync();
     }
   }
 
-  /** Runs script {@code op}; its reply is a list of longs, strings and nested lists. */
+  /**
+   * Runs script {@code op}; its reply is a list of longs, strings and nested lists. NOSCRIPT means
+   * the script did not run, so it is sent once more, whole: EVAL is routed like EVALSHA (by the
+   * room's hash tag), so the node that answered (or the one a MOVED sends it to) runs it and caches
+   * it for the next EVALSHA.
+   */
   List<Object> eval(Op op, String[] keys, String... args) {
     return call(
         c -> {
           try {
             return c.evalsha(scripts.sha(op), ScriptOutputType.MULTI, keys, args);
           } catch (RedisNoScriptException e) {
-            c.scriptLoad(scripts.source(op));
-            return c.evalsha(scripts.sha(op), ScriptOutputType.MULTI, keys, args);
+            return c.eval(scripts.source(op), ScriptOutputType.MULTI, keys, args);
           }
         });
   }
 
-  /** Runs plain commands. */
-  <T> T call(Function<RedisCommands<String, String>, T> commands) {
-    StatefulRedisConnection<String, String> c = connection.get();
-    if (c == null || !c.isOpen()) {
+  /** Runs plain commands: those every topology has, each on the keys of one room. */
+  <T> T call(Function<RedisClusterCommands<String, String>, T> commands) {
+    Connection c = connection.get();
+    if (c == null || !c.stateful().isOpen()) {
       throw new LineUnavailableException("Redis is unreachable", null);
     }
     try {
       return commands.apply(c.sync());
     } catch (RedisCommandExecutionException e) {
+      if (replicaError(e.getMessage())) {
+        drop(c); // the primary moved: the next heartbeat connects to the new one
+        throw new LineUnavailableException("Redis cannot serve now: " + e.getMessage(), e);
+      }
       if (transientError(e.getMessage())) {
         throw new LineUnavailableException("Redis cannot serve now: " + e.getMessage(), e);
       }
@@ -161,16 +163,17 @@ final class RedisLink implements AutoCloseable {
     }
   }
 
-  StatefulRedisConnection<String, String> connectionForTest() {
-    return connection.get();
+  StatefulConnection<String, String> connectionForTest() {
+    Connection c = connection.get();
+    return c == null ? null : c.stateful();
   }
 
   /** Drops the connection at once, as a crash would. */
   void sever() {
-    StatefulRedisConnection<String, String> c = connection.getAndSet(null);
+    Connection c = connection.getAndSet(null);
     closed = true;
     if (c != null) {
-      c.closeAsync();
+      c.stateful().closeAsync();
     }
   }
 
@@ -178,8 +181,23 @@ final class RedisLink implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    connection.set(null);
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    Connection c = connection.getAndSet(null);
+    if (c != null) {
+      c.stateful().close(); // before the client's shutdown, which would close it a second time
+    }
+    endpoint.close();
+  }
+
+  /**
+   * Errors of a node that is not the primary to write to now: a write reached a demoted primary
+   * (READONLY), a replica that lost its primary (MASTERDOWN), or a primary cut off from its
+   * replicas under {@code min-replicas-to-write} (NOREPLICAS: likely replaced by a failover).
+   */
+  private static boolean replicaError(String message) {
+    return message != null
+        && (message.startsWith("READONLY")
+            || message.startsWith("MASTERDOWN")
+            || message.startsWith("NOREPLICAS"));
   }
 
   /** Errors Redis gives while it is starting, failing over or busy: worth a retry later. */
@@ -189,9 +207,7 @@ final class RedisLink implements AutoCloseable {
     }
     return message.startsWith("LOADING")
         || message.startsWith("BUSY")
-        || message.startsWith("MASTERDOWN")
         || message.startsWith("TRYAGAIN")
-        || message.startsWith("CLUSTERDOWN")
-        || message.startsWith("READONLY");
+        || message.startsWith("CLUSTERDOWN");
   }
 }

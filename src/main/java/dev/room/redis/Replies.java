@@ -59,6 +59,9 @@ final class Replies {
     if ((f & 32) != 0) {
       flags |= Outcome.FIRST_READY;
     }
+    if ((f & 64) != 0) {
+      flags |= Outcome.REJOINED;
+    }
     return Outcome.of((int) code(r), num(r, 1), flags);
   }
 }

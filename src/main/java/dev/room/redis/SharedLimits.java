@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The limits every instance on a Redis line shares: the global capacity and the allowance (a hold
  * set by one instance holds them all). A capacity set while Redis is down is kept here and applied
- * by the heartbeat when Redis returns; until then it is what {@link #capacity()} reads.
+ * by the heartbeat when Redis returns; until then it is what {@link #capacity()} reads. So is the
+ * capacity Redis held before it lost the room's state, to be sent again.
  */
 final class SharedLimits {
   private static final Logger LOG = LoggerFactory.getLogger(RedisLine.class);
@@ -54,6 +55,11 @@ final class SharedLimits {
     }
   }
 
+  /** After Redis lost the room: its capacity is sent again, unless a change already waits. */
+  void resend(int capacity) {
+    pendingCapacity.compareAndSet(-1, capacity);
+  }
+
   void setAllowance(long allowance, long now) {
     set(allowance, now);
   }
@@ -65,6 +71,11 @@ final class SharedLimits {
 
   void addAllowance(long n, long max, long now) {
     scripts.update(Op.ALLOWANCE, "add", Long.toString(n), Long.toString(max), Long.toString(now));
+  }
+
+  /** Holds the shared line for every instance: a refill by any of them adds nothing meanwhile. */
+  void hold(boolean held, long now) {
+    scripts.update(Op.ALLOWANCE, held ? "hold" : "free", "0", "0", Long.toString(now));
   }
 
   private List<Object> set(long allowance, long now) {

@@ -3,6 +3,7 @@ package dev.room.spi;
 import dev.room.TicketInfo;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
@@ -100,6 +101,22 @@ public interface Line extends AutoCloseable {
   void addAllowance(long n, long max, long now);
 
   /**
+   * Holds the line, or lifts the hold. Held, the allowance is 0 and neither {@link #setAllowance}
+   * nor {@link #addAllowance} changes it, so a pause set by one room on a shared line is never
+   * undone by another room's refill or setting; lifted, the allowance stays 0 until set. The
+   * default does nothing: on a line only one room uses, the allowance of 0 a hold sets suffices.
+   */
+  default void hold(boolean held, long now) {}
+
+  /**
+   * The sale controls shared by every room on this line, or null when only one room uses it (the
+   * room then keeps them itself).
+   */
+  default Controls controls() {
+    return null;
+  }
+
+  /**
    * Takes a slot if nobody waits, one is free and the allowance is not used up. Never blocks. On
    * success the caller must call {@link #exit(long)} exactly once.
    */
@@ -116,6 +133,54 @@ public interface Line extends AutoCloseable {
    * @param toFront whether the arrival carries a valid VIP pass and joins the front group
    */
   long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy policy);
+
+  // identity (one place per person)
+  /**
+   * Queues a new ticket bound to {@code identity}, or, when the identity already holds a live
+   * place, moves that place to this arrival's token in the same atomic step: the outcome carries
+   * {@link Outcome#REJOINED} and the place's standing as a reload would see it (waiting with its
+   * position, or {@link Outcome#ADMITTED} when it was ready), no ticket is issued, and the token it
+   * was held under reads {@link Outcome#MOVED} from then on (for the policy's TTL). So two
+   * concurrent arrivals with one identity converge on one ticket. An expired place is retired and a
+   * fresh ticket issued. A null or blank identity is an anonymous arrival, exactly {@link
+   * #arrive(long, long, String, boolean, long, Policy)}. The identity is kept only as a salted hash
+   * ({@link Identities}), and released when its ticket ends.
+   */
+  default long arrive(
+      long hi,
+      long lo,
+      String identity,
+      String clientKey,
+      boolean toFront,
+      long now,
+      Policy policy) {
+    if (!Identities.anonymous(identity)) {
+      throw new UnsupportedOperationException(getClass().getName() + " keeps no identities");
+    }
+    return arrive(hi, lo, clientKey, toFront, now, policy);
+  }
+
+  /**
+   * The salt this line hashes identities with ({@link Identities#hash}), or null while it has
+   * hashed none; an export carries it so that the identities it holds match again after an import.
+   */
+  default String identitySalt() {
+    return null;
+  }
+
+  /**
+   * {@link #restore(Iterator, Iterator, long)} with the identity salt of the export ({@code null}
+   * when it had none): the entries' identity hashes bind their tickets again.
+   */
+  default int restore(
+      Iterator<LineEntry> tickets, Iterator<long[]> passes, String identitySalt, long now) {
+    if (identitySalt != null) {
+      throw new UnsupportedOperationException(getClass().getName() + " keeps no identities");
+    }
+    return restore(tickets, passes, now);
+  }
+
+  // end identity
 
   /** A status poll: keeps the ticket alive and reports where it stands. */
   long poll(long hi, long lo, long now, Policy policy);
@@ -202,6 +267,15 @@ public interface Line extends AutoCloseable {
    */
   void export(Consumer<LineEntry> tickets, Consumer<long[]> passes);
 
+  // join guard (r3-guard)
+  /**
+   * Where the room's join limits and spent challenges live when this line is shared by several
+   * instances; null (the default) for a line only this process sees.
+   */
+  default JoinLedger joinLedger() {
+    return null;
+  }
+
   /**
    * Replaces an unused line with {@code tickets} (in line order) and {@code passes}, all or
    * nothing: if either iterator throws, the line is left as it was. Ready tickets come first and
@@ -217,6 +291,24 @@ public interface Line extends AutoCloseable {
    */
   int restore(Iterator<LineEntry> tickets, Iterator<long[]> passes, long now);
 
+  /**
+   * Reports every change of order to {@code journal} from now on, inside the step that makes it,
+   * for an admission log ({@link LineJournal#NONE} stops). Returns false when this line cannot (the
+   * default): the room then logs only what it observes.
+   */
+  default boolean journal(LineJournal journal) {
+    return false;
+  }
+
   @Override
   void close();
+
+  /**
+   * The store of admission sessions every instance on this line shares, or empty for a line of one
+   * instance (the room then keeps its sessions in memory). A shared line must offer one, so that a
+   * session's slot, a grant and its revocation mean the same on every instance.
+   */
+  default Optional<SessionStore> sharedSessions() {
+    return Optional.empty();
+  }
 }

@@ -24,6 +24,8 @@ package dev.room.spi;
  * @param promoted whether the ticket is tied into a place another ticket holds (a promotion or a
  *     pass), rather than holding its own
  * @param number the ticket's arrival number, or 0 when unknown
+ * @param identity the salted hash of the identity the ticket is bound to ({@link Identities#hash}),
+ *     or null for an anonymous one
  */
 public record LineEntry(
     long hi,
@@ -40,7 +42,44 @@ public record LineEntry(
     boolean ready,
     String clientKey,
     boolean promoted,
-    long number) {
+    long number,
+    String identity) {
+
+  /** An anonymous entry. */
+  public LineEntry(
+      long hi,
+      long lo,
+      int band,
+      long place,
+      long order,
+      int rank,
+      long issuedAt,
+      long lastActivity,
+      long lastPoll,
+      boolean seen,
+      boolean hasPass,
+      boolean ready,
+      String clientKey,
+      boolean promoted,
+      long number) {
+    this(
+        hi,
+        lo,
+        band,
+        place,
+        order,
+        rank,
+        issuedAt,
+        lastActivity,
+        lastPoll,
+        seen,
+        hasPass,
+        ready,
+        clientKey,
+        promoted,
+        number,
+        null);
+  }
 
   /**
    * An entry as exports before ties recorded who holds a place: a waiting ticket holds its place

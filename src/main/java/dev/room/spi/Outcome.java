@@ -22,6 +22,13 @@ public final class Outcome {
   /** The line is at its maximum depth; the arrival was turned away. */
   public static final int REJECTED = 4;
 
+  /**
+   * The token's place moved to another device: the same identity joined again there, and the place
+   * is now held under that device's token (see {@link Line#arrive(long, long, String, String,
+   * boolean, long, Policy)}).
+   */
+  public static final int MOVED = 5;
+
   /** The poll came sooner than the poll interval; the ticket was kept alive. */
   public static final long RATE_LIMITED = 1L << 48;
 
@@ -30,7 +37,8 @@ public final class Outcome {
 
   /**
    * The ticket was found expired by this call (TTL or first-poll grace) and retired, waiting or
-   * ready.
+   * ready. On an arrival with an identity: the place that identity held was found expired and
+   * retired, and the arrival was judged as a newcomer.
    */
   public static final long EVICTED = 1L << 50;
 
@@ -47,6 +55,12 @@ public final class Outcome {
 
   /** This poll was the first to tell a ready ticket that it may come in (its offer). */
   public static final long FIRST_READY = 1L << 53;
+
+  /**
+   * The arrival's identity already held a place: the arrival took it over under its own token (no
+   * new ticket was issued) and the previous token now reads {@link #MOVED}.
+   */
+  public static final long REJOINED = 1L << 54;
 
   private static final long POSITION_MASK = (1L << 40) - 1;
 

@@ -10,16 +10,112 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The treap against a sorted list: positions with ties, selection, iteration, removal. */
+/**
+ * The index against a sorted list: positions with ties, selection, iteration, removal; with its
+ * real node sizes and with tiny ones, so that a few thousand tickets make a deep tree whose splits,
+ * merges and root changes all happen.
+ */
 class LineIndexTest {
 
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 42, 1234567})
   void matchesASortedListUnderRandomOperations(long seed) {
+    matchesASortedList(seed, new LineIndex());
+  }
+
+  @ParameterizedTest
+  @CsvSource({"1, 2, 2", "2, 3, 3", "3, 4, 3", "4, 5, 4", "5, 8, 5", "6, 16, 8", "7, 2, 64"})
+  void matchesASortedListWithSmallNodes(long seed, int leafCapacity, int fanout) {
+    matchesASortedList(seed, new LineIndex(leafCapacity, fanout));
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {7, 8, 99})
+  void findsTheFirstPresentTicketAndTakesBackALapsedOneAtItsPlace(long seed) {
+    findsTheFirstPresent(seed, new LineIndex());
+  }
+
+  @ParameterizedTest
+  @CsvSource({"7, 2, 2", "8, 4, 3", "9, 3, 5", "10, 8, 4"})
+  void findsTheFirstPresentTicketWithSmallNodes(long seed, int leafCapacity, int fanout) {
+    findsTheFirstPresent(seed, new LineIndex(leafCapacity, fanout));
+  }
+
+  /**
+   * A line's life at scale: arrivals at the back, offers from the first present, lapses back at
+   * their old places, random removals, ties. The tree grows several levels, drains from the front
+   * and stays within its bounds (no leaf under a quarter full next to one it fits in).
+   */
+  @ParameterizedTest
+  @CsvSource({"11, 64, 64", "12, 4, 4", "13, 6, 3"})
+  void followsALineThatGrowsAtTheBackAndDrainsAtTheFront(long seed, int leaf, int fanout) {
     Random rnd = new Random(seed);
-    LineIndex index = new LineIndex();
+    LineIndex index = new LineIndex(leaf, fanout);
+    List<Ticket> model = new ArrayList<>();
+    List<Ticket> offered = new ArrayList<>();
+    long counter = 0;
+    for (int step = 0; step < 60_000; step++) {
+      int op = rnd.nextInt(100);
+      int target = step < 30_000 ? 6000 : 300; // grow, then drain
+      if (op < (model.size() < target ? 60 : 30) || model.isEmpty()) {
+        Ticket t = new Ticket(step, step, ++counter);
+        if (!model.isEmpty() && rnd.nextInt(20) == 0) {
+          Ticket tieWith = model.get(rnd.nextInt(model.size()));
+          t.band = tieWith.band;
+          t.place = tieWith.place;
+        } else {
+          t.band = rnd.nextInt(50) == 0 ? 1 + rnd.nextInt(3) : 0;
+          t.place = counter;
+        }
+        t.order = counter;
+        t.away = rnd.nextInt(10) == 0;
+        index.insert(t);
+        insertSorted(model, t);
+      } else if (op < 75) {
+        Ticket first = index.firstPresent();
+        if (first != null) {
+          index.remove(first);
+          model.remove(first);
+          offered.add(first);
+        }
+      } else if (op < 85 && !offered.isEmpty()) {
+        Ticket t = offered.remove(rnd.nextInt(offered.size()));
+        t.away = true;
+        index.insert(t);
+        insertSorted(model, t);
+      } else if (op < 95) {
+        Ticket t = model.remove(rnd.nextInt(model.size()));
+        index.remove(t);
+      } else {
+        Ticket t = model.get(rnd.nextInt(model.size()));
+        index.setAway(t, !t.away);
+      }
+      if (step % 5000 == 0) {
+        check(index, model);
+      }
+    }
+    check(index, model);
+  }
+
+  private static void insertSorted(List<Ticket> model, Ticket t) {
+    int i = 0;
+    int j = model.size();
+    while (i < j) {
+      int mid = (i + j) >>> 1;
+      if (model.get(mid).compareTo(t) < 0) {
+        i = mid + 1;
+      } else {
+        j = mid;
+      }
+    }
+    model.add(i, t);
+  }
+
+  private static void matchesASortedList(long seed, LineIndex index) {
+    Random rnd = new Random(seed);
     List<Ticket> model = new ArrayList<>();
     long counter = 0;
     for (int step = 0; step < 3000; step++) {
@@ -50,11 +146,8 @@ class LineIndexTest {
   }
 
   /** Presence counts and lapsed offers coming back with their old key, ahead of later members. */
-  @ParameterizedTest
-  @ValueSource(longs = {7, 8, 99})
-  void findsTheFirstPresentTicketAndTakesBackALapsedOneAtItsPlace(long seed) {
+  private static void findsTheFirstPresent(long seed, LineIndex index) {
     Random rnd = new Random(seed);
-    LineIndex index = new LineIndex();
     List<Ticket> model = new ArrayList<>();
     List<Ticket> offered = new ArrayList<>();
     long counter = 0;
@@ -135,6 +228,7 @@ class LineIndexTest {
   }
 
   private static void check(LineIndex index, List<Ticket> model) {
+    index.checkStructure();
     assertEquals(model.size(), index.size());
     List<Ticket> inOrder = new ArrayList<>();
     index.forEach(Integer.MAX_VALUE, inOrder::add);
@@ -146,6 +240,9 @@ class LineIndexTest {
         position++;
         assertSame(t, index.groupAt(position), "head of group " + position);
       }
+      assertEquals(!t.sameGroup(previous), index.isHead(t));
+      assertSame(previous, index.before(t));
+      assertSame(previous, index.before(Ticket.keyOf(t)));
       assertEquals(position, index.position(t));
       previous = t;
     }
@@ -157,6 +254,13 @@ class LineIndexTest {
       assertEquals(model.subList(from, Math.min(model.size(), from + 7)), tail);
       Ticket after = index.after(model.get(from));
       assertEquals(from + 1 < model.size() ? model.get(from + 1) : null, after);
+      assertEquals(after, index.after(Ticket.keyOf(model.get(from))));
+      List<Ticket> fromKey = new ArrayList<>();
+      index.forEachFrom(Ticket.keyOf(model.get(from)), 7, fromKey::add);
+      assertEquals(tail, fromKey);
+      assertSame(model.get(0), index.first());
+      Ticket firstPresent = model.stream().filter(t -> !t.away).findFirst().orElse(null);
+      assertSame(firstPresent, index.firstPresent());
     }
     model.sort(Comparator.comparing(t -> t, LineIndexTest::compare));
   }

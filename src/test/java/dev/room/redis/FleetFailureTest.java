@@ -128,6 +128,56 @@ class FleetFailureTest {
     fleet.instances.get(1).line.checkInvariants();
   }
 
+  @Test
+  void aRedisRestartWithoutPersistenceFreezesTheFleet() throws Exception {
+    fleet = new Fleet(redis.uri(), "sale-" + UUID.randomUUID(), 2, 2, 13L);
+    fleet.advance(Duration.ofMillis(1)); // both registered, as their heartbeat threads would
+    List<CompletableFuture<HttpResponse<String>>> running = new ArrayList<>();
+    running.add(enter(new Browser(), fleet.any(), "h1"));
+    fleet.app.awaitParked(1); // one at a time, so h1 is the longest parked
+    running.add(enter(new Browser(), fleet.any(), "h2"));
+    fleet.app.awaitParked(2);
+    List<Browser> line = new ArrayList<>();
+    for (int i = 1; i <= 2; i++) {
+      Browser b = new Browser();
+      b.get(fleet.any().url("/app?who=w" + i));
+      assertEquals(i, position(status(b, fleet.any())));
+      line.add(b);
+    }
+
+    redis.stop();
+    redis.restartEmpty(); // no persistence: the line, the leases and the capacity are gone
+    for (Instance i : fleet.instances) {
+      RedisLeaseTest.awaitReconnect(i.line);
+    }
+    fleet.advance(Duration.ofMillis(1));
+
+    for (Instance i : fleet.instances) {
+      assertEquals(2, i.room.inFlight(), "the two running requests hold their slots again");
+      assertEquals(1, i.line.stateLosses(), "and each instance noticed the loss");
+    }
+    HttpResponse<String> poll = status(line.get(1), fleet.any());
+    assertEquals(200, poll.statusCode(), "a lost place is no error: " + poll.body());
+    assertEquals(200, line.get(1).get(fleet.any().url("/app?who=w2")).statusCode());
+    assertEquals(200, line.get(0).get(fleet.any().url("/app?who=w1")).statusCode());
+    assertEquals(1, position(status(line.get(1), fleet.any())), "w2 joined again first");
+    assertEquals(2, position(status(line.get(0), fleet.any())), "w1 behind");
+
+    fleet.app.releaseOne();
+    assertEquals(200, running.get(0).get(20, TimeUnit.SECONDS).statusCode());
+    fleet.advance(Duration.ofMillis(1));
+    assertEquals(0, position(status(line.get(1), fleet.any())), "the room is not frozen");
+    running.add(enter(line.get(1), fleet.any(), "w2"));
+    fleet.app.awaitParked(2);
+    assertTrue(fleet.app.running.get() <= 2);
+    while (fleet.app.parkedCount() > 0) {
+      fleet.app.releaseOne();
+    }
+    assertEquals("app:w2", running.get(2).get(20, TimeUnit.SECONDS).body());
+    fleet.advance(Duration.ofMillis(1));
+    fleet.instances.get(0).line.checkInvariants();
+  }
+
   private static CompletableFuture<HttpResponse<String>> enter(
       Browser b, Instance inst, String who) {
     return CompletableFuture.supplyAsync(

@@ -36,11 +36,12 @@ class RedisSaleTest {
   private RedisLine lineB;
   private WaitingRoom a;
   private WaitingRoom b;
+  private String id;
 
   @BeforeEach
   void start() throws IOException {
     redis = RedisServer.start();
-    String id = "sale-" + UUID.randomUUID();
+    id = "sale-" + UUID.randomUUID();
     lineA =
         RedisLine.builder(redis.uri(), id).clock(clock).leaseTtl(Duration.ofMinutes(10)).build();
     lineB =
@@ -138,5 +139,58 @@ class RedisSaleTest {
     assertTrue(lineA.tryEnter());
     lineA.exit(clock.millis());
     lineB.exit(clock.millis());
+  }
+
+  /**
+   * Regression (issue 15): a pause on one instance was undone by another's admission rate, whose
+   * refill topped up the allowance of 0 the pause is stored as.
+   */
+  @Test
+  void aPauseOnOneInstanceIsUndoneByAnothersAdmissionRate() {
+    b.setAdmissionRate(5);
+    a.setMode(RoomMode.PAUSED);
+    for (int s = 0; s < 6; s++) {
+      clock.advance(Duration.ofSeconds(1));
+      b.evictExpired(); // b's request path and reaper refill its bucket
+      assertFalse(lineB.tryEnter(), "paused on a: nobody is let in on b, second " + (s + 1));
+      assertEquals(0, lineA.allowance());
+    }
+    assertEquals(RoomMode.PAUSED, b.mode(), "and b knows it is paused");
+  }
+
+  /** Regression (issue 15): mode and announcement were per instance. */
+  @Test
+  void theModeAndAnnouncementSetOnOneInstanceAreInForceOnEveryInstanceWithinASecond() {
+    List<String> modeEvents = new ArrayList<>();
+    b.on(dev.room.Event.MODE, snap -> modeEvents.add("b"));
+    a.on(dev.room.Event.MODE, snap -> modeEvents.add("a"));
+    a.setMode(RoomMode.QUEUE_ALL);
+    a.setAnnouncement("Doors open at ten");
+    clock.advance(Duration.ofMillis(1001));
+    b.evictExpired();
+    assertEquals(RoomMode.QUEUE_ALL, b.mode());
+    assertEquals("Doors open at ten", b.announcement());
+    assertEquals(List.of("a"), modeEvents, "the change is an event where it was made");
+
+    b.setMode(RoomMode.OPEN);
+    b.setAnnouncement("");
+    clock.advance(Duration.ofMillis(1001));
+    a.evictExpired();
+    assertEquals(RoomMode.OPEN, a.mode(), "and back, from the other side");
+    assertEquals("", a.announcement());
+  }
+
+  /** A new instance joining a paused fleet starts paused. */
+  @Test
+  void anInstanceThatJoinsLaterTakesTheFleetsMode() {
+    a.setMode(RoomMode.PAUSED);
+    a.setAnnouncement("Back soon");
+    RedisLine lineC =
+        RedisLine.builder(redis.uri(), id).clock(clock).leaseTtl(Duration.ofMinutes(10)).build();
+    try (WaitingRoom c = WaitingRoom.builder().line(lineC).clock(clock).build()) {
+      assertEquals(RoomMode.PAUSED, c.mode());
+      assertEquals("Back soon", c.announcement());
+      assertFalse(lineC.tryEnter());
+    }
   }
 }

@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +21,9 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * A real {@code redis-server} on a free loopback port, in a directory of its own, with AOF on
- * (every write synced), so it can be stopped and started again with its line intact.
+ * (every write synced), so it can be stopped and started again with its line intact. The same
+ * binary runs cluster nodes ({@link #clusterNode()}), replicas ({@link #replicaOf}) and sentinels
+ * ({@link #sentinel}): Debian's {@code redis-sentinel} is a link to it.
  *
  * <p>Without the binary the tests are skipped with a note naming the package, except on CI ({@code
  * CI=true}), where a missing binary is a failure: {@code .ci/run} installs it.
@@ -29,23 +32,89 @@ final class RedisServer implements AutoCloseable {
   private static final List<String> PLACES =
       List.of(
           "/usr/bin/redis-server", "/usr/local/bin/redis-server", "/opt/homebrew/bin/redis-server");
+  private static final String READY = "Ready to accept connections";
 
   private final String binary;
   private final Path dir;
   private final int port;
+  private final List<String> extra;
+  private final String readyLine;
   private Process process;
 
-  private RedisServer(String binary) throws IOException {
+  private RedisServer(String binary, List<String> extra, String readyLine) throws IOException {
+    this(binary, extra, readyLine, freePort());
+  }
+
+  private RedisServer(String binary, List<String> extra, String readyLine, int port)
+      throws IOException {
     this.binary = binary;
     this.dir = Files.createTempDirectory("room-redis");
-    this.port = freePort();
+    this.port = port;
+    this.extra = extra;
+    this.readyLine = readyLine;
   }
 
   /** Starts a server, or skips (fails on CI) when redis-server is not installed. */
   static RedisServer start() throws IOException {
-    RedisServer s = new RedisServer(binaryOrSkip());
+    return start(List.of(), READY);
+  }
+
+  /** Starts a node for a Redis Cluster, with no slots yet and no AOF (see {@link LocalCluster}). */
+  static RedisServer clusterNode() throws IOException {
+    RedisServer s =
+        new RedisServer(
+            binaryOrSkip(),
+            List.of(
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                "2000",
+                "--appendonly",
+                "no"),
+            READY,
+            freeClusterPort());
     s.startProcess();
     return s;
+  }
+
+  /** Starts a replica of {@code primary}. */
+  static RedisServer replicaOf(RedisServer primary) throws IOException {
+    return start(List.of("--replicaof", "127.0.0.1", Integer.toString(primary.port)), READY);
+  }
+
+  /**
+   * Starts a sentinel watching {@code primary} as {@code master} with a quorum of one, quick to
+   * judge it down.
+   */
+  static RedisServer sentinel(RedisServer primary, String master) throws IOException {
+    RedisServer s = new RedisServer(binaryOrSkip(), List.of(), "+monitor master");
+    Path conf = s.dir.resolve("sentinel.conf");
+    Files.writeString(
+        conf,
+        String.join(
+            "\n",
+            "port " + s.port,
+            "bind 127.0.0.1",
+            "protected-mode no",
+            "dir " + s.dir,
+            "sentinel monitor " + master + " 127.0.0.1 " + primary.port + " 1",
+            "sentinel down-after-milliseconds " + master + " 2000",
+            "sentinel failover-timeout " + master + " 10000",
+            ""));
+    s.startProcess(List.of(s.binary, conf.toString(), "--sentinel"));
+    return s;
+  }
+
+  private static RedisServer start(List<String> extra, String readyLine) throws IOException {
+    RedisServer s = new RedisServer(binaryOrSkip(), extra, readyLine);
+    s.startProcess();
+    return s;
+  }
+
+  int port() {
+    return port;
   }
 
   String uri() {
@@ -65,6 +134,20 @@ final class RedisServer implements AutoCloseable {
     startProcess();
   }
 
+  /**
+   * Starts it again on the same port with nothing on disk, as a server without persistence (or one
+   * whose disk was lost) comes back: every key is gone.
+   */
+  void restartEmpty() throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files
+          .filter(p -> !p.equals(dir))
+          .sorted(Comparator.reverseOrder())
+          .forEach(p -> p.toFile().delete());
+    }
+    startProcess();
+  }
+
   @Override
   public void close() throws IOException {
     if (process != null && process.isAlive()) {
@@ -81,8 +164,9 @@ final class RedisServer implements AutoCloseable {
   }
 
   private void startProcess() throws IOException {
-    process =
-        new ProcessBuilder(
+    List<String> command =
+        new ArrayList<>(
+            List.of(
                 binary,
                 "--port",
                 Integer.toString(port),
@@ -99,9 +183,13 @@ final class RedisServer implements AutoCloseable {
                 "--protected-mode",
                 "no",
                 "--maxmemory-policy",
-                "noeviction")
-            .redirectErrorStream(true)
-            .start();
+                "noeviction"));
+    command.addAll(extra); // a later option wins
+    startProcess(command);
+  }
+
+  private void startProcess(List<String> command) throws IOException {
+    process = new ProcessBuilder(command).redirectErrorStream(true).start();
     awaitReady();
   }
 
@@ -125,7 +213,7 @@ final class RedisServer implements AutoCloseable {
                   file.write(line);
                   file.newLine();
                   file.flush();
-                  if (line.contains("Ready to accept connections")) {
+                  if (line.contains(readyLine)) {
                     ready.complete(null);
                   }
                 }
@@ -168,6 +256,30 @@ final class RedisServer implements AutoCloseable {
     }
     Assumptions.abort(note + "; skipping the Redis line tests");
     return null;
+  }
+
+  /**
+   * A free port whose cluster bus port (10000 above it, where a node listens for its peers) is free
+   * too: an ephemeral port would often be too high for one (Linux hands out up to 60999).
+   */
+  private static int freeClusterPort() throws IOException {
+    java.util.Random random = new java.util.Random();
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int p = 20_000 + random.nextInt(55_535 - 20_000);
+      if (bindable(p) && bindable(p + 10_000)) {
+        return p;
+      }
+    }
+    throw new IOException("no free port pair for a cluster node");
+  }
+
+  private static boolean bindable(int port) {
+    try {
+      new ServerSocket(port, 1, InetAddress.getLoopbackAddress()).close();
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static int freePort() throws IOException {

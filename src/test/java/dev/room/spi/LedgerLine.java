@@ -95,6 +95,38 @@ public final class LedgerLine implements Line {
   }
 
   @Override
+  public long arrive(
+      long hi, long lo, String identity, String clientKey, boolean toFront, long now, Policy p) {
+    long o = line.arrive(hi, lo, identity, clientKey, toFront, now, p);
+    if (Outcome.has(o, Outcome.EVICTED)) {
+      retired.incrementAndGet(); // the identity's expired place, retired by this arrival
+    }
+    if (Outcome.has(o, Outcome.REJOINED)) {
+      if (Outcome.kind(o) == Outcome.ADMITTED) {
+        admitted.incrementAndGet(); // the place taken over was ready: it ended admitted
+      }
+      return o; // no ticket issued: an existing one moved
+    }
+    if (Outcome.kind(o) == Outcome.WAITING) {
+      issued.incrementAndGet();
+    }
+    return o;
+  }
+
+  @Override
+  public String identitySalt() {
+    return line.identitySalt();
+  }
+
+  @Override
+  public int restore(
+      Iterator<LineEntry> tickets, Iterator<long[]> passes, String identitySalt, long now) {
+    int n = line.restore(tickets, passes, identitySalt, now);
+    issued.addAndGet(n);
+    return n;
+  }
+
+  @Override
   public long poll(long hi, long lo, long now, Policy p) {
     long o = line.poll(hi, lo, now, p);
     if (Outcome.kind(o) == Outcome.UNKNOWN) {
@@ -196,6 +228,16 @@ public final class LedgerLine implements Line {
   }
 
   @Override
+  public void hold(boolean held, long now) {
+    line.hold(held, now);
+  }
+
+  @Override
+  public Controls controls() {
+    return line.controls();
+  }
+
+  @Override
   public boolean tryEnter() {
     return line.tryEnter();
   }
@@ -218,6 +260,11 @@ public final class LedgerLine implements Line {
   @Override
   public Move quote(long hi, long lo, long target) {
     return line.quote(hi, lo, target);
+  }
+
+  @Override
+  public boolean journal(LineJournal journal) {
+    return line.journal(journal);
   }
 
   @Override

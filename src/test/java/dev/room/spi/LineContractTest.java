@@ -943,6 +943,32 @@ public abstract class LineContractTest {
     l.exit(now());
   }
 
+  /**
+   * Regression (issue 15): on a shared line another room's refill or setting undid a hold, which
+   * was only an allowance of 0. A held line refuses both, and lifting the hold admits nobody until
+   * an allowance is set.
+   */
+  @Test
+  void aHoldIsNotUndoneByARefillOrASettingFromAnotherRoom() {
+    Line l = line(3);
+    l.setAllowance(2, now());
+    l.hold(true, now());
+    assertEquals(0, l.allowance());
+    l.addAllowance(5, 5, now());
+    l.setAllowance(Line.UNLIMITED, now());
+    assertEquals(0, l.allowance(), "a refill and a setting change nothing while held");
+    assertFalse(l.tryEnter(), "nobody takes a free slot");
+    Client a = waiter(l, 1);
+    assertEquals(1, Outcome.position(poll(l, a)));
+    l.hold(false, now());
+    assertEquals(0, l.allowance(), "lifted, the line stays held until an allowance is set");
+    assertEquals(1, Outcome.position(poll(l, a)));
+    l.setAllowance(Line.UNLIMITED, now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
+    l.exit(now());
+  }
+
   @Test
   void replacingTheAllowanceReturnsTheOneItReplaced() {
     Line l = line(4);
@@ -1740,6 +1766,207 @@ public abstract class LineContractTest {
     assertEquals(1, l.freeSlots());
     assertEquals(Outcome.READY, Outcome.kind(l.poll(a.hi(), a.lo(), now(), grace)));
     assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), grace)));
+    l.exit(now());
+  }
+
+  // ── One place per identity ─────────────────────────────────────────────
+
+  private long join(Line l, Client c, String identity) {
+    return l.arrive(c.hi(), c.lo(), identity, "", false, now(), policy);
+  }
+
+  @Test
+  void aSecondDeviceTakesOverThePlaceAndTheFirstIsToldItMoved() {
+    Line l = line(1);
+    fill(l);
+    Client other = waiter(l, 1);
+    Client phone = Client.fresh();
+    long first = join(l, phone, "account-7");
+    assertEquals(Outcome.WAITING, Outcome.kind(first));
+    assertEquals(2, Outcome.position(first));
+    assertFalse(Outcome.has(first, Outcome.REJOINED));
+    Client laptop = Client.fresh();
+    long again = join(l, laptop, "account-7");
+    assertEquals(Outcome.WAITING, Outcome.kind(again), "the existing place, not a new one");
+    assertEquals(2, Outcome.position(again));
+    assertTrue(Outcome.has(again, Outcome.REJOINED));
+    assertEquals(2, l.waiting(), "no ticket was added");
+    assertEquals(tokens(other, laptop), order(l), "the place is held under the new device's token");
+    assertNull(l.ticket(phone.hi(), phone.lo()));
+    assertEquals(Outcome.MOVED, Outcome.kind(poll(l, phone)), "the first device learns it moved");
+    assertEquals(
+        Outcome.MOVED,
+        Outcome.kind(l.claim(phone.hi(), phone.lo(), now(), policy)),
+        "a reload too");
+    clock.advanceMillis(2000);
+    long p = poll(l, laptop);
+    assertEquals(Outcome.WAITING, Outcome.kind(p));
+    assertEquals(2, Outcome.position(p));
+    l.exit(now());
+  }
+
+  @Test
+  void anonymousArrivalsKeepTodaysBehaviour() {
+    Line l = line(1);
+    fill(l);
+    Client a = Client.fresh();
+    Client b = Client.fresh();
+    Client c = Client.fresh();
+    assertEquals(1, Outcome.position(join(l, a, null)));
+    assertEquals(2, Outcome.position(join(l, b, "")));
+    assertEquals(3, Outcome.position(join(l, c, "  ")));
+    assertEquals(3, l.waiting(), "no identity, no merging");
+    assertNull(l.identitySalt(), "nothing was hashed");
+    l.exit(now());
+  }
+
+  @Test
+  void concurrentJoinsWithOneIdentityConvergeOnOneTicket() throws Exception {
+    Line l = line(1);
+    fill(l);
+    int devices = 8;
+    List<Client> cs = new ArrayList<>();
+    for (int i = 0; i < devices; i++) {
+      cs.add(Client.fresh());
+    }
+    ConcurrentHashMap<String, Long> outcomes = new ConcurrentHashMap<>();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<?>> work = new ArrayList<>();
+    for (Client c : cs) {
+      work.add(
+          pool.submit(
+              () -> {
+                start.await();
+                outcomes.put(c.token(), join(l, c, "account-42"));
+                return null;
+              }));
+    }
+    start.countDown();
+    for (Future<?> f : work) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertEquals(1, l.waiting(), "one ticket for one identity");
+    long fresh = outcomes.values().stream().filter(o -> !Outcome.has(o, Outcome.REJOINED)).count();
+    assertEquals(1, fresh, "exactly one arrival issued the ticket, the rest took it over");
+    int holders = 0;
+    for (Client c : cs) {
+      assertEquals(Outcome.WAITING, Outcome.kind(outcomes.get(c.token())));
+      assertEquals(1, Outcome.position(outcomes.get(c.token())));
+      int kind = Outcome.kind(poll(l, c));
+      if (kind == Outcome.WAITING) {
+        holders++;
+      } else {
+        assertEquals(Outcome.MOVED, kind, "every other device is told it moved");
+      }
+    }
+    assertEquals(1, holders, "one device holds the place");
+    l.exit(now());
+  }
+
+  @Test
+  void endingTheTicketFreesTheIdentity() {
+    Line l = line(1);
+    fill(l);
+    Client a = Client.fresh();
+    join(l, a, "removed");
+    assertTrue(l.remove(a.hi(), a.lo(), now()));
+    assertFalse(Outcome.has(join(l, Client.fresh(), "removed"), Outcome.REJOINED), "removed");
+
+    Client b = Client.fresh();
+    join(l, b, "admitted");
+    l.exit(now()); // the slot goes to the first waiting: "removed"'s second ticket
+    l.evict(now(), policy);
+    List<TicketInfo> q = l.queue(10);
+    Client first = new Client(Tokens.hi(q.get(0).token()), Tokens.lo(q.get(0).token()));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(first.hi(), first.lo(), now(), policy)));
+    long again = join(l, Client.fresh(), "removed");
+    assertFalse(Outcome.has(again, Outcome.REJOINED), "admitted: the identity may join again");
+    assertEquals(Outcome.WAITING, Outcome.kind(again));
+    assertEquals(2, l.waiting());
+    l.exit(now());
+  }
+
+  @Test
+  void anEvictedOrExpiredPlaceFreesTheIdentity() {
+    Line l = line(1);
+    fill(l);
+    Client b = Client.fresh();
+    join(l, b, "evicted");
+    Client c = Client.fresh();
+    join(l, c, "expired");
+    clock.advanceMillis(TTL);
+    long late = join(l, Client.fresh(), "expired");
+    assertFalse(Outcome.has(late, Outcome.REJOINED), "an expired place is not taken over");
+    assertTrue(Outcome.has(late, Outcome.EVICTED), "it is retired by the arrival that found it");
+    assertEquals(Outcome.WAITING, Outcome.kind(late));
+    assertNull(l.ticket(c.hi(), c.lo()));
+    assertEquals(Outcome.UNKNOWN, Outcome.kind(poll(l, c)), "expired, not moved");
+    assertEquals(1, l.evict(now(), policy)[0], "b");
+    long o = join(l, Client.fresh(), "evicted");
+    assertFalse(Outcome.has(o, Outcome.REJOINED), "evicted");
+    assertFalse(Outcome.has(o, Outcome.EVICTED), "the reaper had retired it already");
+    assertEquals(2, l.waiting());
+    l.exit(now());
+  }
+
+  @Test
+  void aReadyPlaceTakenOverIsAdmittedOnTheNewDevice() {
+    Line l = line(1);
+    fill(l);
+    Client phone = Client.fresh();
+    join(l, phone, "account-9");
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, phone)));
+    Client laptop = Client.fresh();
+    long o = join(l, laptop, "account-9");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(o), "the new device comes in on the reserved slot");
+    assertTrue(Outcome.has(o, Outcome.REJOINED));
+    assertEquals(Outcome.MOVED, Outcome.kind(poll(l, phone)));
+    assertEquals(0, l.ready());
+    assertEquals(1, l.inFlight());
+    assertFalse(Outcome.has(join(l, Client.fresh(), "account-9"), Outcome.REJOINED));
+    l.exit(now());
+  }
+
+  @Test
+  void aMovedTokenIsForgottenAfterTheTtl() {
+    Line l = line(1);
+    fill(l);
+    Client phone = Client.fresh();
+    join(l, phone, "account-3");
+    join(l, Client.fresh(), "account-3");
+    clock.advanceMillis(TTL);
+    l.evict(now(), policy);
+    assertEquals(Outcome.UNKNOWN, Outcome.kind(poll(l, phone)));
+    l.exit(now());
+  }
+
+  @Test
+  void anImportKeepsTheIdentityBinding() {
+    Line l = line(1);
+    fill(l);
+    Client other = waiter(l, 1);
+    Client phone = Client.fresh();
+    join(l, phone, "account-5");
+    String salt = l.identitySalt();
+    assertNotNull(salt);
+    assertTrue(Identities.validSalt(salt));
+    List<LineEntry> entries = exported(l);
+    assertNull(entries.get(0).identity());
+    assertTrue(Identities.validHash(entries.get(1).identity()), "hashed, never raw");
+    assertFalse(entries.get(1).identity().contains("account"));
+    Line copy = line(1);
+    assertEquals(2, copy.restore(entries.iterator(), noPasses(), salt, now()));
+    assertEquals(salt, copy.identitySalt());
+    Client laptop = Client.fresh();
+    long o = join(copy, laptop, "account-5");
+    assertTrue(Outcome.has(o, Outcome.REJOINED), "the restored ticket is still bound");
+    assertEquals(1, Outcome.position(o), "behind the first, offered the free slot");
+    assertEquals(tokens(other, laptop), order(copy));
+    assertEquals(Outcome.MOVED, Outcome.kind(poll(copy, phone)));
+    assertEquals(entries, exported(l), "exporting does not change the line");
     l.exit(now());
   }
 

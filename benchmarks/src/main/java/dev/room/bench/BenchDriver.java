@@ -51,7 +51,10 @@ public final class BenchDriver {
 
     System.out.println("== heap footprint");
     List<String[]> heap =
-        child(HeapFootprint.class, List.of("-Xms2g", "-Xmx2g"), List.of("1000000"));
+        new ArrayList<>(
+            child(HeapFootprint.class, List.of("-Xms2g", "-Xmx2g"), List.of("1000000")));
+    heap.addAll(
+        child(HeapFootprint.class, List.of("-Xms3g", "-Xmx3g"), List.of("10000000", "heap10m")));
 
     System.out.println("== HTTP on loopback");
     List<String> httpArgs =

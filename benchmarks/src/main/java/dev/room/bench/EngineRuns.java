@@ -18,16 +18,18 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * Runs the JMH engine benchmarks through JMH's Java API and keeps what the report needs.
  *
- * <p>Three runs: every steady-state benchmark at 1 thread with the GC profiler, including the
- * scaling sizes; the same at 2 threads at 100,000 queued; the line-changing single-shot benchmarks
- * at 1 thread. JMH forks a fresh JVM per benchmark, so runs do not share JIT or heap state.
+ * <p>Four runs: every steady-state benchmark at 1 thread with the GC profiler, including the
+ * scaling sizes (10,000 to 10,000,000); the same at 2 threads at 100,000 queued; the line-changing
+ * single-shot benchmarks at 1 thread; {@code removeToken} at the scaling sizes. JMH forks a fresh
+ * JVM per benchmark, so runs do not share JIT or heap state.
  */
 final class EngineRuns {
   static final String STEADY =
       "^dev\\.room\\.bench\\.(FastPathBenchmark|StatusLookupBenchmark|GhostPositionBenchmark"
           + "|QueueReadBenchmark|RoomReadBenchmark)\\.";
   static final String CHANGES = "^dev\\.room\\.bench\\.LineChangeBenchmark\\.";
-  static final String[] SCALING = {"10000", "100000", "1000000"};
+  static final String[] SCALING = {"10000", "100000", "1000000", "10000000"};
+  static final String REMOVALS = "^dev\\.room\\.bench\\.RemoveTokenScalingBenchmark\\.";
 
   /**
    * One benchmark configuration's result.
@@ -53,6 +55,7 @@ final class EngineRuns {
     rows.addAll(steady(1, SCALING));
     rows.addAll(steady(2, new String[] {"100000"}));
     rows.addAll(changes());
+    rows.addAll(removals());
     return rows;
   }
 
@@ -89,6 +92,20 @@ final class EngineRuns {
             .warmupIterations(quick ? 3 : 15)
             .measurementIterations(quick ? 2 : 25);
     return run(b, "engine-changes", false);
+  }
+
+  /** {@code removeToken} at every scaling size, on a line built once per fork. */
+  private List<Row> removals() throws RunnerException {
+    ChainedOptionsBuilder b =
+        new OptionsBuilder()
+            .include(REMOVALS)
+            .threads(1)
+            .forks(1)
+            .param("queued", SCALING)
+            .timeUnit(TimeUnit.NANOSECONDS)
+            .warmupIterations(quick ? 3 : 10)
+            .measurementIterations(quick ? 2 : 20);
+    return run(b, "engine-removals", false);
   }
 
   private List<Row> run(ChainedOptionsBuilder b, String name, boolean gc) throws RunnerException {

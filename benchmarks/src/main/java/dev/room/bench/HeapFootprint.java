@@ -21,6 +21,7 @@ import java.util.SplittableRandom;
  *
  * <pre>
  * java -Xms2g -Xmx2g -cp benchmarks/target/benchmarks.jar dev.room.bench.HeapFootprint 1000000
+ * java -Xms3g -Xmx3g -cp benchmarks/target/benchmarks.jar dev.room.bench.HeapFootprint 10000000 heap10m
  * </pre>
  */
 public final class HeapFootprint {
@@ -28,6 +29,7 @@ public final class HeapFootprint {
 
   public static void main(String[] args) {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
+    String kind = args.length > 1 ? args[1] : "heap"; // the driver's 10 million run: "heap10m"
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
 
     // Warm the arrival path on a throwaway line so the timed run is compiled code.
@@ -53,14 +55,14 @@ public final class HeapFootprint {
     }
     long generateNanos = System.nanoTime() - g0;
 
-    HttpBench.emit("heap", "clients", Integer.toString(n));
-    HttpBench.emit("heap", "bytes_per_client", "%.1f".formatted((after - before) / (double) n));
-    HttpBench.emit("heap", "retained_mib", "%.1f".formatted((after - before) / 1048576.0));
-    HttpBench.emit("heap", "issue_millis", "%.1f".formatted(issueNanos / 1e6));
-    HttpBench.emit("heap", "generate_millis", "%.1f".formatted(generateNanos / 1e6));
-    HttpBench.emit("heap", "sink", Long.toString(sink & 1));
+    HttpBench.emit(kind, "clients", Integer.toString(n));
+    HttpBench.emit(kind, "bytes_per_client", "%.1f".formatted((after - before) / (double) n));
+    HttpBench.emit(kind, "retained_mib", "%.1f".formatted((after - before) / 1048576.0));
+    HttpBench.emit(kind, "issue_millis", "%.1f".formatted(issueNanos / 1e6));
+    HttpBench.emit(kind, "generate_millis", "%.1f".formatted(generateNanos / 1e6));
+    HttpBench.emit(kind, "sink", Long.toString(sink & 1));
     HttpBench.emit(
-        "heap",
+        kind,
         "gc",
         String.join(
             "+",

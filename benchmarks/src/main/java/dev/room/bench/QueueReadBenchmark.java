@@ -39,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(
     value = 1,
-    jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+    jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 6, time = 1)
 public class QueueReadBenchmark {

@@ -21,6 +21,7 @@ final class Report {
   private final EngineReport engine;
   private final HttpReport http;
   private final Map<String, String> heap = new LinkedHashMap<>();
+  private final Map<String, String> heap10m = new LinkedHashMap<>();
 
   Report(
       boolean quick,
@@ -41,6 +42,8 @@ final class Report {
     for (String[] l : heapLines) {
       if (l[0].equals("heap")) {
         heap.put(l[1], l[2]);
+      } else if (l[0].equals("heap10m")) {
+        heap10m.put(l[1], l[2]);
       }
     }
   }
@@ -178,7 +181,25 @@ final class Report {
             "≤ 200 bytes",
             "%.1f bytes".formatted(perClient),
             perClient <= 200,
-            "Each client is one `Ticket` object (token, ordering key, timestamps, treap links)"
-                + " plus its share of the token table."));
+            "Each client is one `Ticket` object (token, ordering key, timestamps, ready-list"
+                + " links, its index leaf) plus its share of the token table and of the index."));
+    double perClient10m = Double.parseDouble(heap10m.getOrDefault("bytes_per_client", "NaN"));
+    double mib10m = Double.parseDouble(heap10m.getOrDefault("retained_mib", "NaN"));
+    if (!Double.isNaN(perClient10m)) {
+      md.append(
+          """
+          The same probe at 10,000,000 queued (its own JVM, `-Xms3g -Xmx3g`): **%.1f bytes** per           client, %.1f MiB retained in all; issuing them took %s ms.
+
+          """
+              .formatted(perClient10m, mib10m, heap10m.getOrDefault("issue_millis", "?")));
+      goals.add(
+          new Goal(
+              "Memory: retained heap per queued client, 10M queued",
+              "≤ 150 bytes; 10M queued in < 2 GB",
+              "%.1f bytes (%.0f MiB)".formatted(perClient10m, mib10m),
+              perClient10m <= 150 && mib10m < 2048,
+              "The ticket, its share of the token table (a power of two at most half full: at 10"
+                  + " million, 2^25 slots of 4 bytes) and about 6 bytes of index per client."));
+    }
   }
 }

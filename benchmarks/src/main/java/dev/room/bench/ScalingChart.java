@@ -14,7 +14,7 @@ import javax.imageio.ImageIO;
 /**
  * Draws the scaling curve as a PNG with Java2D (headless; no fonts or assets beyond the JDK's).
  *
- * <p>Two panels share a logarithmic x axis (10,000 to 1,000,000 queued): status lookup in
+ * <p>Two panels share a logarithmic x axis (10,000 to 10,000,000 queued): status lookup in
  * nanoseconds and {@code queue(100)} in microseconds, each a median line with min–max bars, and a
  * dashed log2(n) model scaled from the 10,000 point. The y axes start at zero so a flat curve looks
  * flat.

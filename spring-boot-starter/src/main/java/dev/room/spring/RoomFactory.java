@@ -38,6 +38,8 @@ final class RoomFactory {
     set("room.offer-timeout", p.getOfferTimeout(), b::offerTimeout);
     set("room.max-queue-depth", p.getMaxQueueDepth(), b::maxQueueDepth);
     set("room.queue-full-status", p.getQueueFullStatus(), b::queueFullStatus);
+    set("room.join-limit", p.getJoinLimit(), b::joinLimit);
+    set("room.join-challenge", p.getJoinChallenge(), b::joinChallenge);
     set("room.secure-cookie", p.getSecureCookie(), b::secureCookie);
     set("room.cookie-path", p.getCookiePath(), b::cookiePath);
     set("room.cookie-domain", p.getCookieDomain(), b::cookieDomain);

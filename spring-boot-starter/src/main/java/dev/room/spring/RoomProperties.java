@@ -55,6 +55,12 @@ public class RoomProperties {
   /** The status of the line-full page: 503 (the default) or 429. */
   private Integer queueFullStatus;
 
+  /** New tickets per client key per minute; beyond it 429 with Retry-After (default 0 = off). */
+  private Integer joinLimit;
+
+  /** Proof-of-work difficulty in bits, maxnumber = 2^bits, solved before a ticket (0 = off). */
+  private Integer joinChallenge;
+
   /** Whether the room's cookies carry the Secure attribute (default false). */
   private Boolean secureCookie;
 
@@ -288,6 +294,22 @@ public class RoomProperties {
 
   public void setMaxQueueDepth(Long maxQueueDepth) {
     this.maxQueueDepth = maxQueueDepth;
+  }
+
+  public Integer getJoinLimit() {
+    return joinLimit;
+  }
+
+  public void setJoinLimit(Integer joinLimit) {
+    this.joinLimit = joinLimit;
+  }
+
+  public Integer getJoinChallenge() {
+    return joinChallenge;
+  }
+
+  public void setJoinChallenge(Integer joinChallenge) {
+    this.joinChallenge = joinChallenge;
   }
 
   public Integer getQueueFullStatus() {

@@ -1,11 +1,11 @@
 -- The line's state transitions on Redis: this library, then one file per operation (ops/).
 --
--- LuaScripts prepends the library (lib/keys, record, order, window, retire, lease, reply, in that
+-- LuaScripts prepends the library (lib/keys, record, identity, order, window, retire, lease, reply, in that
 -- order: each piece uses only the ones before it) to each ops/<name>.lua, so every transition is
 -- one EVALSHA and runs atomically. The rules are the in-memory line's (dev.room.engine.InMemoryLine
 -- and its parts): only the storage differs.
 --
--- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..15]):
+-- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..17]):
 --   meta    hash  cap, inflight, counter, rseq, gen, used, resumed, issued (the latest issuedAt)
 --   tk      hash  token -> ticket record (a cmsgpack array, fields below)
 --   line    zset  waiting tickets, all score 0, member = group(24) order(16) token(32), so the
@@ -24,6 +24,9 @@
 --                 a freed slot goes to. A member may be stale (left by an instance that predates
 --                 the key): rebalance checks it against the record and drops it.
 --   aoff    zset  offers made to away clients (after an import, before they polled), by offer time
+--   ids     hash  identity hash -> token of the live ticket it holds (one place per identity;
+--                 lib/identity.lua); meta's isalt is the room's salt
+--   moved   zset  tokens whose place moved to another device (the identity joined there), by when
 --
 -- Presence: a waiting ticket is present or away (record field AWAY). Away tickets are restored ones
 -- not heard from since the import and ones whose offer lapsed; they keep their place (positions
@@ -37,8 +40,9 @@ local META, TK, LINE, HEADS, GSIZE, READYQ, RDYAT, ACT, UNSEEN, PASSES, LEASES, 
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
   KEYS[11], KEYS[12], KEYS[13]
 local HERE, AOFF = KEYS[14], KEYS[15]
--- A restore's staging keys follow the shared ones: KEYS[STAGED + 1 .. STAGED + 7].
-local STAGED = 15
+local IDS, MOVED = KEYS[16], KEYS[17]
+-- A restore's staging keys follow the shared ones: KEYS[STAGED + 1 .. STAGED + 8].
+local STAGED = 17
 
 -- Ticket record fields.
 local NUMBER, BAND, PLACE, ORDER, RANK, ISSUED, LAST, LASTPOLL, COOKIES, READYAT, STATE = 1, 2, 3,
@@ -48,12 +52,16 @@ local SEEN, POLLED, HASPASS, PROMOTED, TOLD, RESEND, CLIENTKEY = 12, 13, 14, 15,
 local AWAY = 19
 -- A client restored as ready keeps the key it was exported with, which its export writes back.
 local SHOWNBAND, SHOWNPLACE, SHOWNORDER = 20, 21, 22
+-- IDENTITY: the salted hash of the identity the ticket holds its place for (absent = anonymous).
+-- Fields 19 to 22 are filled (false for none) before it, so the record stays a msgpack array.
+local IDENTITY = 23
 local WAITING, READY = 1, 2
 
 -- Outcome kinds and flags (decoded by RedisLine into dev.room.spi.Outcome).
-local K_UNKNOWN, K_WAITING, K_READY, K_ADMITTED, K_REJECTED = 0, 1, 2, 3, 4
+local K_UNKNOWN, K_WAITING, K_READY, K_ADMITTED, K_REJECTED, K_MOVED = 0, 1, 2, 3, 4, 5
 local F_RATE_LIMITED, F_REFRESH, F_EVICTED, F_TIMED_OUT, F_PROMOTED, F_FIRST_READY = 1, 2, 4, 8,
   16, 32
+local F_REJOINED = 64
 local FENCED, NOT_FOUND, NOT_WAITING = -1, -2, -3
 local MAXBAND = 2147483647
 -- The band of clients restored as ready without a slot (called before the restart): above every

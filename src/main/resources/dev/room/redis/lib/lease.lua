@@ -2,6 +2,7 @@
 
 -- Turns a ready ticket's reserved slot into a slot held under lease generation gen.
 local function admitReady(token, gen)
+  releaseIdentity(token)
   redis.call('HDEL', TK, token)
   redis.call('ZREM', ACT, token)
   redis.call('ZREM', UNSEEN, token)

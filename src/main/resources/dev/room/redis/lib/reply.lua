@@ -34,4 +34,5 @@ local function fields(out, token, t, pos)
   out[n + 14] = t[NUMBER]
   out[n + 15] = (t[STATE] == READY or called) and 1 or 0
   out[n + 16] = t[PROMOTED]
+  out[n + 17] = t[IDENTITY] or ''
 end

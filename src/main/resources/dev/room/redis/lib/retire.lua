@@ -3,6 +3,7 @@
 -- Ends a ticket that will never be admitted; a ready one's reserved slot moves on (unless quiet:
 -- the caller hands it on).
 retire = function(token, t, now, quiet)
+  releaseIdentity(token, t)
   redis.call('HDEL', TK, token)
   redis.call('ZREM', ACT, token)
   redis.call('ZREM', UNSEEN, token)

@@ -1,5 +1,5 @@
 -- check: mirrors RedisLine.checkInvariants / InMemoryLine.checkInvariants.
--- KEYS: the room's 15 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 17 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: none.
 -- The storage invariants, for tests: returns a message per broken one (none when all hold).
 local broken = {}
@@ -25,7 +25,10 @@ local hs = redis.call('HVALS', HELD)
 for i = 1, #hs do
   held = held + tonumber(hs[i])
 end
-need(held == metaNum('inflight'), 'held ' .. held .. ' != in flight ' .. metaNum('inflight'))
+local sesheld = metaNum('sesheld')
+need(sesheld >= 0, 'negative session slots')
+need(held + sesheld == metaNum('inflight'),
+  'held ' .. held .. ' + sessions ' .. sesheld .. ' != in flight ' .. metaNum('inflight'))
 need(redis.call('ZCARD', LEASES) == redis.call('HLEN', HELD), 'leases != held counts')
 local here = redis.call('ZCARD', HERE)
 local allow = allowance()
@@ -48,5 +51,23 @@ end
 for _, token in ipairs(redis.call('ZRANGE', READYQ, 0, -1)) do
   local t = load(token)
   need(t ~= nil and (away(t) == (redis.call('ZSCORE', AOFF, token) ~= false)), 'aoff != away offers')
+end
+-- One place per identity: each bound identity names a live ticket bound to it, and back.
+local ids = redis.call('HGETALL', IDS)
+for i = 1, #ids, 2 do
+  local t = load(ids[i + 1])
+  need(t ~= nil and t[IDENTITY] == ids[i], 'an identity is bound to a ticket that ended')
+end
+if tickets <= 10000 then
+  local bound = 0
+  local all = redis.call('HGETALL', TK)
+  for i = 1, #all, 2 do
+    local id = cmsgpack.unpack(all[i + 1])[IDENTITY]
+    if id then
+      bound = bound + 1
+      need(redis.call('HGET', IDS, id) == all[i], "a ticket's identity is not bound to it")
+    end
+  end
+  need(bound == #ids / 2, 'bound tickets ' .. bound .. ' != identities ' .. #ids / 2)
 end
 return broken

@@ -1,11 +1,11 @@
 -- claim: mirrors RedisLine.claim / InMemoryLine.claim.
--- KEYS: the room's 15 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 17 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: gen, token, now, ttl, grace, offerTimeout, pollInterval.
 local gen, token, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local grace, offerTimeout = tonumber(ARGV[5]), tonumber(ARGV[6])
 local t = load(token)
 if not t then
-  return reply(K_UNKNOWN, 0, 0)
+  return reply(goneKind(token), 0, 0)
 end
 if expired(t, now, tonumber(ARGV[4]), grace) then
   retire(token, t, now)

@@ -1,5 +1,5 @@
 -- evict: mirrors RedisLine.evict / InMemoryLine.evict.
--- KEYS: the room's 15 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 17 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: now, ttl, grace, offerTimeout, limit. One bounded reaper step, lapsed leases included.
 -- Returns evicted, timedOut, whether more may be due.
 local now, ttl, grace, offer = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),
@@ -39,5 +39,6 @@ if grace > 0 and grace < ttl then
 end
 sweep(RDYAT, offer)
 sweep(AOFF, awayWindow(grace, offer))
+redis.call('ZREMRANGEBYSCORE', MOVED, '-inf', now - ttl) -- a moved token is told for one TTL
 evicted = evicted + rebalance(now, ttl, grace)
 return reply(evicted, timedOut, more)

@@ -1,12 +1,12 @@
 -- poll: mirrors RedisLine.poll / InMemoryLine.poll.
--- KEYS: the room's 15 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 17 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: token, now, ttl, grace, pollInterval, cookieRefresh, offerTimeout. Returns kind, position,
 -- flags.
 local token, now = ARGV[1], tonumber(ARGV[2])
 local grace, offerTimeout = tonumber(ARGV[4]), tonumber(ARGV[7])
 local t = load(token)
 if not t then
-  return {K_UNKNOWN, 0, 0}
+  return {goneKind(token), 0, 0}
 end
 if expired(t, now, tonumber(ARGV[3]), grace) then
   retire(token, t, now)

@@ -1,7 +1,16 @@
 -- register: mirrors InstanceLease.register / none (an in-memory line has one instance).
 -- KEYS: the room's 15 (RoomKeys.all, named in lib/keys.lua).
--- ARGV: instance name, now, lease ttl. Starts a new lease generation for this instance.
+-- ARGV: instance name, now, lease ttl, an epoch candidate (a random number > 0). Starts a new
+-- lease generation for this instance. The room's epoch is set by the first registration after the
+-- room's state was created (or lost): an instance that finds another epoch than the one it knew
+-- learns that Redis lost the room (a restart without persistence) and re-establishes its share.
+-- Returns the generation and the epoch (0 when only callers without one registered).
 local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
+local epoch = redis.call('HGET', META, 'epoch')
+if not epoch and ARGV[4] and ARGV[4] ~= '0' then
+  epoch = ARGV[4]
+  redis.call('HSET', META, 'epoch', epoch)
+end
 local gen = int(redis.call('HINCRBY', META, 'gen', 1))
 if redis.call('HEXISTS', META, 'hv') == 0 then
   -- The first instance that keeps presence: everyone queued before it counts as present.
@@ -14,4 +23,4 @@ redis.call('ZADD', LEASES, now + ttl, gen)
 redis.call('HSET', HELD, gen, 0)
 redis.call('HSET', OWNERS, gen, ARGV[1])
 reapLeases(now)
-return reply(tonumber(gen), 0, 0)
+return reply(tonumber(gen), tonumber(epoch) or 0, 0)

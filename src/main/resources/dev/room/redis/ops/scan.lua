@@ -1,8 +1,8 @@
 -- scan: mirrors LineScan.forEach (RedisLine.queue, export) / InMemoryLine.queue, export.
--- KEYS: the room's 15 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 17 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: mode, cursor, n. Reads up to n tickets in line order: mode 'r' continues the ready list
 -- after score cursor (then the line), mode 'l' continues the line after member cursor ('' = the
--- start). Returns next mode ('end' when done), next cursor, then 16 fields per ticket.
+-- start). Returns next mode ('end' when done), next cursor, then 17 fields per ticket.
 local mode, cursor, n = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local out = {'end', ''}
 local count = 0

@@ -1,15 +1,16 @@
 -- stage: mirrors LineRestore.stageTickets (RedisLine.restore) / InMemoryLine.restore.
--- KEYS: the room's 15 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
--- KEYS[STAGED + 1..7]: staging tk, line, heads, gsize, act, unseen, passes. ARGV: now, then 17
--- fields per ticket (token, band, place, order, rank, issuedAt, lastActivity, lastPoll, polled,
--- seen, hasPass, clientKey, promoted, number, and the band, place and order it was exported with).
+-- KEYS: the room's 17 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
+-- KEYS[STAGED + 1..8]: staging tk, line, heads, gsize, act, unseen, passes, ids. ARGV: now, then
+-- 18 fields per ticket (token, band, place, order, rank, issuedAt, lastActivity, lastPoll, polled,
+-- seen, hasPass, clientKey, promoted, number, the band, place and order it was exported with, and
+-- its identity hash or '').
 -- Adds tickets to a restore's staging keys, away until their client polls; returns -1 on a
 -- duplicate token. The helpers above write through these upvalues, so point them at the staging
 -- keys.
 TK, LINE, HEADS, GSIZE, ACT, UNSEEN = KEYS[STAGED + 1], KEYS[STAGED + 2], KEYS[STAGED + 3],
   KEYS[STAGED + 4], KEYS[STAGED + 5], KEYS[STAGED + 6]
 local now = tonumber(ARGV[1])
-for i = 2, #ARGV, 17 do
+for i = 2, #ARGV, 18 do
   local token = ARGV[i]
   local band, place, order = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
   local xband, xplace, xorder = tonumber(ARGV[i + 14]), tonumber(ARGV[i + 15]),
@@ -21,6 +22,15 @@ for i = 2, #ARGV, 17 do
   if band == CALLED then
     t[SHOWNBAND], t[SHOWNPLACE], t[SHOWNORDER] = xband, xplace, xorder
   end
+  if ARGV[i + 17] ~= '' then
+    for f = SHOWNBAND, SHOWNORDER do
+      if t[f] == nil then
+        t[f] = false
+      end
+    end
+    t[IDENTITY] = ARGV[i + 17]
+    redis.call('HSET', KEYS[STAGED + 8], ARGV[i + 17], token)
+  end
   if redis.call('HSETNX', TK, token, cmsgpack.pack(t)) == 0 then
     return {-1}
   end
@@ -30,7 +40,7 @@ for i = 2, #ARGV, 17 do
     redis.call('ZADD', UNSEEN, t[ISSUED], token)
   end
 end
-for k = STAGED + 1, STAGED + 7 do
+for k = STAGED + 1, STAGED + 8 do
   redis.call('PEXPIRE', KEYS[k], 3600000)
 end
 return {0}

@@ -1,0 +1,59 @@
+package dev.room.redis;
+
+import dev.room.spi.JoinLedger;
+import dev.room.spi.JoinLedgerContractTest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The join ledger contract on a real Redis, each "instance" a line of its own connected to the same
+ * room: the fleet shares limits, spent challenges and the secret.
+ */
+class RedisJoinLedgerContractTest extends JoinLedgerContractTest {
+  private static RedisServer redis;
+  private final List<RedisLine> lines = new ArrayList<>();
+  private final Map<JoinLedger, String> rooms = new IdentityHashMap<>();
+
+  @BeforeAll
+  static void startRedis() throws IOException {
+    redis = RedisServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() throws IOException {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @Override
+  @AfterEach
+  protected void closeLedgers() {
+    lines.forEach(RedisLine::close);
+  }
+
+  private JoinLedger open(String room) {
+    RedisLine line = RedisLine.builder(redis.uri(), room).clock(clock).build();
+    lines.add(line);
+    JoinLedger ledger = line.joinLedger();
+    rooms.put(ledger, room);
+    return ledger;
+  }
+
+  @Override
+  protected JoinLedger newLedger() {
+    return open("guard-" + UUID.randomUUID());
+  }
+
+  @Override
+  protected JoinLedger sameRoomElsewhere(JoinLedger ledger) {
+    return open(rooms.get(ledger));
+  }
+}

@@ -1,0 +1,150 @@
+package dev.room.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.room.FakeClock;
+import dev.room.spi.Line;
+import dev.room.spi.Outcome;
+import dev.room.spi.Policy;
+import dev.room.spi.Tokens;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Recovery from whatever Redis lost (issue 15): a restart without persistence must not freeze the
+ * room or forget the slots still in use, and clients let in while Redis was down (fail-open) must
+ * not stay in line as ghosts that are offered every free slot. Heartbeats are driven by hand.
+ */
+class RedisRecoveryTest {
+  private static final long LEASE = 15_000;
+
+  private final FakeClock clock = new FakeClock();
+  private final Policy policy = new Policy(300_000, 0, 1000, 100_000, 60_000, 0);
+  private final String room = "recovery-" + UUID.randomUUID();
+  private final List<RedisLine> lines = new ArrayList<>();
+  private RedisServer redis;
+
+  @BeforeEach
+  void startRedis() throws IOException {
+    redis = RedisServer.start();
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    lines.forEach(RedisLine::close);
+    redis.close();
+  }
+
+  private RedisLine instance(boolean failOpen) {
+    RedisLine l =
+        RedisLine.builder(redis.uri(), room)
+            .clock(clock)
+            .leaseTtl(Duration.ofMillis(LEASE))
+            .failOpen(failOpen)
+            .manualHeartbeat()
+            .build();
+    lines.add(l);
+    return l;
+  }
+
+  private long now() {
+    return clock.millis();
+  }
+
+  private long[] arrival(Line l) {
+    long[] t = Tokens.generate();
+    l.arrive(t[0], t[1], "", false, now(), policy);
+    return t;
+  }
+
+  private int kind(Line l, long[] t) {
+    return Outcome.kind(l.poll(t[0], t[1], now(), policy));
+  }
+
+  @Test
+  void aRedisRestartWithoutPersistenceFreezesTheRoom() throws Exception {
+    RedisLine a = instance(false);
+    RedisLine b = instance(false);
+    a.setCapacity(3, now());
+    a.beat(); // both registered, as every instance does when it starts
+    b.beat();
+    assertTrue(b.tryEnter());
+    b.exit(now());
+
+    redis.stop();
+    redis.restartEmpty();
+    RedisLeaseTest.awaitReconnect(a);
+    RedisLeaseTest.awaitReconnect(b);
+    a.beat();
+
+    assertEquals(3, a.capacity(), "the fleet re-established its capacity");
+    assertEquals(1, a.stateLosses(), "each instance noticed the loss");
+    assertEquals(1, b.stateLosses());
+    for (int i = 0; i < 3; i++) {
+      long[] t = Tokens.generate();
+      RedisLine l = i % 2 == 0 ? a : b;
+      assertEquals(
+          Outcome.ADMITTED,
+          Outcome.kind(l.arrive(t[0], t[1], "", false, now(), policy)),
+          "newcomer " + i + " gets one of the 3 free slots");
+    }
+    assertFalse(a.tryEnter(), "and the capacity still holds");
+    a.checkInvariants();
+  }
+
+  @Test
+  void aRedisRestartWithoutPersistenceForgetsTheSlotsStillInUse() throws Exception {
+    RedisLine a = instance(false);
+    a.setCapacity(2, now());
+    assertTrue(a.tryEnter());
+    assertTrue(a.tryEnter());
+
+    redis.stop();
+    redis.restartEmpty();
+    RedisLeaseTest.awaitReconnect(a);
+
+    assertEquals(2, a.inFlight(), "the two requests still running hold their slots again");
+    assertFalse(a.tryEnter(), "so a third is not let in beside them");
+    a.exit(now());
+    a.exit(now());
+    assertEquals(0, a.inFlight());
+    assertTrue(a.tryEnter(), "and their slots come back when they finish");
+    a.exit(now());
+    a.checkInvariants();
+  }
+
+  @Test
+  void clientsLetInWhileRedisWasDownStayInLineAsGhosts() throws Exception {
+    RedisLine a = instance(true);
+    a.setCapacity(1, now());
+    assertTrue(a.tryEnter()); // the slot is busy, so these wait
+    long[] ghost1 = arrival(a);
+    long[] ghost2 = arrival(a);
+    long[] newcomer = arrival(a);
+    assertEquals(Outcome.WAITING, kind(a, newcomer));
+
+    redis.stop();
+    assertEquals(Outcome.ADMITTED, Outcome.kind(a.claim(ghost1[0], ghost1[1], now(), policy)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(a.claim(ghost2[0], ghost2[1], now(), policy)));
+    a.exit(now());
+    a.exit(now());
+    a.exit(now()); // the first request, its release lost to the outage
+    redis.restart(); // the line itself survived (AOF): the two are still in it
+    RedisLeaseTest.awaitReconnect(a);
+
+    assertNull(a.ticket(ghost1[0], ghost1[1]), "let in during the outage: retired");
+    assertNull(a.ticket(ghost2[0], ghost2[1]));
+    assertEquals(Outcome.READY, kind(a, newcomer), "so the free slot goes to who still waits");
+    assertEquals(2, a.ghostsRetired());
+    a.checkInvariants();
+  }
+}
