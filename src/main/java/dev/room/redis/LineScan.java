@@ -16,6 +16,9 @@ import java.util.function.Consumer;
 final class LineScan {
   static final int FIELDS = 17;
 
+  /** Tickets per scan call: the reads, the export and the removal batches of a Redis line. */
+  static final int CHUNK = 512;
+
   private LineScan() {}
 
   /**

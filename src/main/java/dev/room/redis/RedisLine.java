@@ -3,25 +3,21 @@ package dev.room.redis;
 import dev.room.TicketInfo;
 import dev.room.redis.LuaScripts.Op;
 import dev.room.spi.Controls;
-import dev.room.spi.Identities;
 import dev.room.spi.JoinLedger;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
 import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Move;
-import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.SessionStore;
 import dev.room.spi.Tokens;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
@@ -55,6 +51,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Requires Lettuce ({@code io.lettuce:lettuce-core}) on the class path, and Redis 6.2 or later
  * with {@code maxmemory-policy noeviction}. See {@code docs/REDIS.md}.
+ *
+ * <p>Implementation notes. This class wires the parts and delegates each {@code Line} method to one
+ * of them: {@code LineScripts} runs the scripts and keeps the counters their replies carry; {@code
+ * SharedLimits} holds the capacity and allowance; {@code Admissions} is the request path, its slots
+ * held under the {@code InstanceLease}; {@code LineManagement} does the reads, removals, moves and
+ * the reaper pass; {@code LineArchive} export and restore; {@code PassBook} the passes; {@code
+ * Beats} is one heartbeat, which {@code Heartbeat} schedules, and {@code Recovery} what it puts
+ * right after an outage or a loss of Redis state; {@code RedisControls}, {@code RedisJoinLedger}
+ * and {@code RedisSessionStore} are the room's shared sale controls, join ledger and sessions.
  */
 public final class RedisLine implements Line {
   /** The default time a dead instance's slots stay held before they return to the line. */
@@ -64,47 +69,42 @@ public final class RedisLine implements Line {
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisLine.class);
-  private static final int CHUNK = 512;
-  private static final int EVICT_STEP = 1000;
 
   private final String roomId;
-  private final RoomKeys keys;
   private final RedisLink link;
   private final InstanceLease lease;
   private final InstantSource clock;
-  private final boolean failOpen;
-  private final long leaseTtl;
   private final Heartbeat heartbeat;
+  private final LineScripts scripts;
+  private final SharedLimits limits;
+  private final Admissions admissions;
+  private final LineManagement management;
+  private final LineArchive archive;
   private final PassBook passes;
   private final Recovery recovery;
+  private final Beats beats;
   private final RedisControls controls;
   private final RedisSessionStore sessions;
-  private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
-  private volatile boolean needResume;
-
-  // The counters as of the last reply from Redis.
-  private volatile int capacity;
-  private volatile int knownCapacity; // the last capacity Redis held, re-sent if Redis loses it
-  private volatile int inFlight;
-  private volatile long ready;
-  private volatile long waiting;
-  private volatile boolean used;
-  private volatile long allowance = UNLIMITED;
 
   private RedisLine(Builder b) {
+    RoomKeys keys = new RoomKeys(b.roomId);
+    long leaseTtl = b.leaseTtl.toMillis();
     this.roomId = b.roomId;
-    this.keys = new RoomKeys(b.roomId);
     this.clock = b.clock;
-    this.failOpen = b.failOpen;
-    this.leaseTtl = b.leaseTtl.toMillis();
     this.link = new RedisLink(b.redisUri, b.cluster, b.commandTimeout);
     this.lease = new InstanceLease(link, keys, b.instanceName, leaseTtl);
-    this.passes = new PassBook(link, keys, failOpen);
+    this.scripts = new LineScripts(link, keys, this::wakeHeartbeat);
+    this.limits = new SharedLimits(roomId, scripts);
     this.recovery = new Recovery(roomId);
+    this.admissions = new Admissions(scripts, lease, recovery, clock, b.failOpen);
+    this.management = new LineManagement(roomId, scripts);
+    this.passes = new PassBook(link, keys, b.failOpen);
+    this.archive = new LineArchive(scripts, passes);
+    this.beats = new Beats(scripts, lease, limits, recovery, clock, leaseTtl);
     this.controls = new RedisControls(link, keys);
     this.sessions = new RedisSessionStore(this, keys, link, clock);
     this.heartbeat =
-        new Heartbeat(roomId, leaseTtl / 3, failOpen, this::beat, b.backgroundHeartbeat);
+        new Heartbeat(roomId, leaseTtl / 3, b.failOpen, beats::beat, b.backgroundHeartbeat);
     heartbeat.start();
   }
 
@@ -127,7 +127,7 @@ public final class RedisLine implements Line {
   /** Join limits, spent challenges and their secret, shared by every instance of the room. */
   @Override
   public JoinLedger joinLedger() {
-    return new RedisJoinLedger(link, keys);
+    return new RedisJoinLedger(link, scripts.keys());
   }
 
   /** Whether this instance is connected to Redis now; for readiness probes. */
@@ -139,94 +139,71 @@ public final class RedisLine implements Line {
 
   @Override
   public int capacity() {
-    int pending = pendingCapacity.get();
-    return pending >= 0 ? pending : capacity;
+    return limits.capacity();
   }
 
   /** Sets the global capacity; while Redis is down the change is kept and applied on return. */
   @Override
   public void setCapacity(int capacity, long now) {
-    pendingCapacity.set(capacity);
-    try {
-      track(eval(Op.CAPACITY, Integer.toString(capacity), Long.toString(now)));
-      pendingCapacity.compareAndSet(capacity, -1);
-    } catch (LineUnavailableException e) {
-      LOG.warn(
-          "room {}: Redis is unreachable; capacity {} applies when it returns", roomId, capacity);
-    }
+    limits.setCapacity(capacity, now);
   }
 
   @Override
   public int inFlight() {
-    return inFlight;
+    return scripts.inFlight();
   }
 
   @Override
   public int freeSlots() {
-    return (int) (capacity() - inFlight - ready);
+    return limits.freeSlots();
   }
 
   @Override
   public long waiting() {
-    refresh();
-    return waiting;
+    return scripts.refresh().waiting();
   }
 
   @Override
   public long ready() {
-    refresh();
-    return ready;
+    return scripts.refresh().ready();
   }
 
   @Override
   public long live() {
-    refresh();
-    return waiting + ready;
+    scripts.refresh();
+    return scripts.waiting() + scripts.ready();
   }
 
   @Override
   public boolean used() {
-    refresh();
-    return used;
+    return scripts.refresh().used();
   }
 
   /** The allowance is shared by every instance on this line: a hold set by one holds them all. */
   @Override
   public long allowance() {
-    refresh();
-    return allowance;
+    return scripts.refresh().allowance();
   }
 
   @Override
   public void setAllowance(long allowance, long now) {
-    if (allowance < 0) {
-      throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
-    }
-    String n = allowance == UNLIMITED ? "inf" : Long.toString(allowance);
-    track(eval(Op.ALLOWANCE, "set", n, "0", Long.toString(now)));
+    limits.setAllowance(allowance, now);
   }
 
   @Override
   public long replaceAllowance(long allowance, long now) {
-    if (allowance < 0) {
-      throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
-    }
-    String n = allowance == UNLIMITED ? "inf" : Long.toString(allowance);
-    List<Object> r = eval(Op.ALLOWANCE, "set", n, "0", Long.toString(now));
-    track(r);
-    long was = Replies.code(r);
-    return was < 0 ? UNLIMITED : was;
+    return limits.replaceAllowance(allowance, now);
   }
 
   @Override
   public void addAllowance(long n, long max, long now) {
-    track(eval(Op.ALLOWANCE, "add", Long.toString(n), Long.toString(max), Long.toString(now)));
+    limits.addAllowance(n, max, now);
   }
 
   /** Holds the shared line for every instance: a refill by any of them adds nothing meanwhile. */
   @Override
   public void hold(boolean held, long now) {
-    track(eval(Op.ALLOWANCE, held ? "hold" : "free", "0", "0", Long.toString(now)));
+    limits.hold(held, now);
   }
 
   /** The sale controls in Redis: every instance on this room id shares them. */
@@ -235,245 +212,93 @@ public final class RedisLine implements Line {
     return controls;
   }
 
-  /**
-   * Runs the draw in one script. The group's size is read by the script itself, so {@code order}
-   * may be asked again when the group changed between the two calls.
-   */
   @Override
   public int drawPresale(IntFunction<int[]> order, long now) {
-    int size = (int) Replies.code(eval(Op.DRAW));
-    while (size > 0) {
-      int[] drawn = order.apply(size);
-      boolean[] seen = new boolean[size];
-      if (drawn == null || drawn.length != size) {
-        throw new IllegalArgumentException("the draw must order exactly " + size + " arrivals");
-      }
-      String[] args = new String[size];
-      for (int i = 0; i < size; i++) {
-        int a = drawn[i];
-        if (a < 0 || a >= size || seen[a]) {
-          throw new IllegalArgumentException("the draw is not a permutation");
-        }
-        seen[a] = true;
-        args[i] = Integer.toString(a);
-      }
-      int group = (int) Replies.code(eval(Op.DRAW, args));
-      if (group == size) {
-        return size;
-      }
-      size = group;
-    }
-    return 0;
+    return management.drawPresale(order);
   }
 
   // ── The request path ───────────────────────────────────────────────────
 
   @Override
   public boolean tryEnter() {
-    long now = clock.millis();
-    String time = Long.toString(now);
-    try {
-      List<Object> r = lease.admit(gen -> eval(Op.ENTER, gen, time), 1, now);
-      track(r);
-      return Replies.code(r) == 1;
-    } catch (LineUnavailableException e) {
-      if (failOpen) {
-        lease.admitUnbacked();
-        return true;
-      }
-      throw e;
-    }
+    return admissions.tryEnter();
   }
 
   @Override
   public void exit(long now) {
-    List<Object> r = lease.release(now);
-    if (r != null) {
-      track(r);
-    }
+    admissions.exit(now);
   }
 
   @Override
   public long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy p) {
-    String token = Tokens.format(hi, lo);
-    String key = clientKey == null ? "" : clientKey;
-    String time = Long.toString(now);
-    String depth = Long.toString(p.maxQueueDepth());
-    try {
-      List<Object> r =
-          lease.admit(
-              gen -> eval(Op.ARRIVE, gen, token, key, toFront ? "1" : "0", time, depth),
-              Outcome.ADMITTED,
-              now);
-      track(r);
-      return Replies.outcome(r);
-    } catch (LineUnavailableException e) {
-      return failOpenAdmission(e);
-    }
+    return admissions.arrive(hi, lo, clientKey, toFront, now, p);
   }
 
   // identity (one place per person): the rule is in ops/arrive.lua and lib/identity.lua
   @Override
   public long arrive(
       long hi, long lo, String identity, String clientKey, boolean toFront, long now, Policy p) {
-    if (Identities.anonymous(identity)) {
-      return arrive(hi, lo, clientKey, toFront, now, p);
-    }
-    String[] args = {
-      "",
-      Tokens.format(hi, lo),
-      clientKey == null ? "" : clientKey,
-      toFront ? "1" : "0",
-      Long.toString(now),
-      Long.toString(p.maxQueueDepth()),
-      Identities.prehash(identity),
-      Identities.newSalt(), // used only by the room's first identified arrival
-      Long.toString(p.ttl()),
-      Long.toString(p.firstPollGrace()),
-      Long.toString(p.readyTimeout())
-    };
-    try {
-      List<Object> r =
-          lease.admit(
-              gen -> {
-                String[] a = args.clone();
-                a[0] = gen;
-                return eval(Op.ARRIVE, a);
-              },
-              Outcome.ADMITTED,
-              now);
-      track(r);
-      return Replies.outcome(r);
-    } catch (LineUnavailableException e) {
-      return failOpenAdmission(e);
-    }
+    return admissions.arrive(hi, lo, identity, clientKey, toFront, now, p);
   }
 
   @Override
   public String identitySalt() {
-    List<Object> r = eval(Op.SALT);
-    return r.isEmpty() ? null : (String) r.get(0);
+    return archive.identitySalt();
   }
 
   @Override
   public int restore(
       Iterator<LineEntry> tickets, Iterator<long[]> passList, String identitySalt, long now) {
-    if (identitySalt != null && !Identities.validSalt(identitySalt)) {
-      throw new IllegalArgumentException("identity salt must be 32 lowercase hex digits");
-    }
-    return restoreWith(tickets, passList, identitySalt, now);
+    return archive.restore(tickets, passList, identitySalt, now);
   }
 
   // end identity
 
   @Override
   public long poll(long hi, long lo, long now, Policy p) {
-    try {
-      return Replies.outcome(
-          eval(
-              Op.POLL,
-              Tokens.format(hi, lo),
-              Long.toString(now),
-              Long.toString(p.ttl()),
-              Long.toString(p.firstPollGrace()),
-              Long.toString(p.pollInterval()),
-              Long.toString(p.cookieRefresh()),
-              Long.toString(p.readyTimeout())));
-    } catch (LineUnavailableException e) {
-      if (failOpen) {
-        return Outcome.of(Outcome.READY, 0, 0);
-      }
-      throw e;
-    }
+    return admissions.poll(hi, lo, now, p);
   }
 
   @Override
   public long claim(long hi, long lo, long now, Policy p) {
-    String token = Tokens.format(hi, lo);
-    String time = Long.toString(now);
-    String ttl = Long.toString(p.ttl());
-    String grace = Long.toString(p.firstPollGrace());
-    String offer = Long.toString(p.readyTimeout());
-    String interval = Long.toString(p.pollInterval());
-    try {
-      List<Object> r =
-          lease.admit(
-              gen -> eval(Op.CLAIM, gen, token, time, ttl, grace, offer, interval),
-              Outcome.ADMITTED,
-              now);
-      track(r);
-      return Replies.outcome(r);
-    } catch (LineUnavailableException e) {
-      long o = failOpenAdmission(e);
-      recovery.letIn(token); // its ticket must not stay at the front once Redis returns
-      return o;
-    }
+    return admissions.claim(hi, lo, now, p);
   }
 
   // ── Line management ────────────────────────────────────────────────────
 
   @Override
   public boolean remove(long hi, long lo, long now) {
-    List<Object> r = eval(Op.REMOVE, Long.toString(now), Tokens.format(hi, lo), "-1");
-    track(r);
-    return Replies.code(r) == 1;
+    return management.remove(hi, lo, now);
   }
 
   @Override
   public int removeIf(Predicate<TicketInfo> match, long now) {
-    List<String> chosen = new ArrayList<>();
-    LineScan.forEach(
-        link,
-        keys,
-        Long.MAX_VALUE,
-        CHUNK,
-        row -> {
-          if (match.test(row.info())) {
-            chosen.add(row.token());
-            chosen.add(Long.toString(row.number()));
-          }
-        });
-    int removed = 0;
-    for (int from = 0; from < chosen.size(); from += 2 * CHUNK) {
-      List<String> args = new ArrayList<>();
-      args.add(Long.toString(now));
-      args.addAll(chosen.subList(from, Math.min(chosen.size(), from + 2 * CHUNK)));
-      List<Object> r = eval(Op.REMOVE, args.toArray(new String[0]));
-      track(r);
-      removed += (int) Replies.code(r);
-    }
-    return removed;
+    return management.removeIf(match, now);
   }
 
   @Override
   public Move promote(long hi, long lo, long target) {
-    return move(hi, lo, target, "1");
+    return management.move(hi, lo, target, true);
   }
 
   @Override
   public Move quote(long hi, long lo, long target) {
-    return move(hi, lo, target, "0");
+    return management.move(hi, lo, target, false);
   }
 
   @Override
   public boolean rank(long hi, long lo, int rank) {
-    List<Object> r = eval(Op.RANK, Tokens.format(hi, lo), Integer.toString(rank));
-    return Replies.checked(Replies.code(r)) == 1;
+    return management.rank(hi, lo, rank);
   }
 
   @Override
   public List<TicketInfo> queue(int limit) {
-    List<TicketInfo> out = new ArrayList<>(Math.max(0, Math.min(limit, 1024)));
-    if (limit > 0) {
-      LineScan.forEach(link, keys, limit, CHUNK, row -> out.add(row.info()));
-    }
-    return out;
+    return management.queue(limit);
   }
 
   @Override
   public TicketInfo ticket(long hi, long lo) {
-    List<Object> r = eval(Op.TICKET, Tokens.format(hi, lo));
-    return r.isEmpty() ? null : LineScan.Row.of(r, 0).info();
+    return management.ticket(hi, lo);
   }
 
   /**
@@ -481,33 +306,14 @@ public final class RedisLine implements Line {
    */
   @Override
   public int[] evict(long now, Policy p) {
-    int[] total = new int[2];
-    try {
-      List<Object> r;
-      do {
-        r =
-            eval(
-                Op.EVICT,
-                Long.toString(now),
-                Long.toString(p.ttl()),
-                Long.toString(p.firstPollGrace()),
-                Long.toString(p.readyTimeout()),
-                Integer.toString(EVICT_STEP));
-        track(r);
-        total[0] += (int) Replies.code(r);
-        total[1] += (int) Replies.num(r, 1);
-      } while (Replies.num(r, 2) == 1);
-    } catch (LineUnavailableException e) {
-      LOG.debug("room {}: eviction skipped, Redis is unreachable", roomId);
-    }
-    return total;
+    return management.evict(now, p);
   }
 
   // ── Passes ─────────────────────────────────────────────────────────────
 
   @Override
   public void grantPass(long hi, long lo, long expiresAt) {
-    track(eval(Op.PASS, Tokens.format(hi, lo), Long.toString(expiresAt)));
+    scripts.update(Op.PASS, Tokens.format(hi, lo), Long.toString(expiresAt));
   }
 
   @Override
@@ -524,26 +330,12 @@ public final class RedisLine implements Line {
 
   @Override
   public void export(Consumer<LineEntry> tickets, Consumer<long[]> passSink) {
-    LineScan.forEach(link, keys, Long.MAX_VALUE, CHUNK, row -> tickets.accept(row.entry()));
-    passes.export(passSink);
+    archive.export(tickets, passSink);
   }
 
   @Override
   public int restore(Iterator<LineEntry> tickets, Iterator<long[]> passList, long now) {
-    return restoreWith(tickets, passList, null, now);
-  }
-
-  private int restoreWith(
-      Iterator<LineEntry> tickets, Iterator<long[]> passList, String salt, long now) {
-    if (used()) {
-      throw new IllegalStateException("the line has already been used");
-    }
-    List<Object> r = new LineRestore(link, keys).run(tickets, passList, salt, now);
-    track(r);
-    if (Replies.code(r) < 0) {
-      throw new IllegalStateException("the line has already been used");
-    }
-    return (int) Replies.code(r);
+    return archive.restore(tickets, passList, now);
   }
 
   /** Stops the heartbeat and ends this instance's lease; slots it still holds return at once. */
@@ -558,40 +350,16 @@ public final class RedisLine implements Line {
     link.close();
   }
 
-  // ── Heartbeat and recovery ─────────────────────────────────────────────
+  /** A script found Redis unreachable: reconnect now rather than at the next beat. */
+  private void wakeHeartbeat() {
+    heartbeat.wake();
+  }
 
-  /**
-   * Connects if need be, then one heartbeat: after a reconnect, first the amnesty for the outage;
-   * then the lease renewal and a pending capacity change. Tests call it to drive leases by hand.
-   */
+  // ── For tests ──────────────────────────────────────────────────────────
+
+  /** One heartbeat ({@link Beats#beat()}); tests call it to drive leases by hand. */
   RedisLink.State beat() {
-    RedisLink.State state = link.connect();
-    if (state == RedisLink.State.DOWN) {
-      return state;
-    }
-    long now = clock.millis();
-    if (state == RedisLink.State.RECONNECTED) {
-      needResume = true;
-    }
-    if (needResume) {
-      eval(Op.RESUME, Long.toString(now), Long.toString(leaseTtl));
-      needResume = false;
-    }
-    track(lease.heartbeat(now));
-    if (lease.takeLoss()) {
-      recovery.lost(knownCapacity);
-      pendingCapacity.compareAndSet(-1, knownCapacity);
-      track(lease.heartbeat(now)); // Redis counts the requests this instance still runs
-    }
-    if (recovery.pending()) {
-      recovery.retire(batch -> (int) Replies.code(eval(Op.REMOVE, removals(now, batch))));
-    }
-    int pending = pendingCapacity.get();
-    if (pending >= 0) {
-      track(eval(Op.CAPACITY, Integer.toString(pending), Long.toString(now)));
-      pendingCapacity.compareAndSet(pending, -1);
-    }
-    return state;
+    return beats.beat();
   }
 
   /**
@@ -627,12 +395,12 @@ public final class RedisLine implements Line {
 
   /** Runs a session script (its keys: the room's, then the session store's). */
   List<Object> evalSessions(Op op, String... args) {
-    try {
-      return link.eval(op, keys.sessions(), args);
-    } catch (LineUnavailableException e) {
-      heartbeat.wake();
-      throw e;
-    }
+    return scripts.evalSessions(op, args);
+  }
+
+  /** Notes the counters a reply carries (a session script's too). */
+  void track(List<Object> r) {
+    scripts.track(r);
   }
 
   RedisLink link() {
@@ -645,67 +413,7 @@ public final class RedisLine implements Line {
    * @throws IllegalStateException naming every invariant that does not hold
    */
   void checkInvariants() {
-    List<Object> broken = eval(Op.CHECK);
-    if (!broken.isEmpty()) {
-      throw new IllegalStateException("line invariants broken: " + broken);
-    }
-  }
-
-  // ── Internals ──────────────────────────────────────────────────────────
-
-  private List<Object> eval(Op op, String... args) {
-    try {
-      return link.eval(op, keys.all(), args);
-    } catch (LineUnavailableException e) {
-      heartbeat.wake();
-      throw e;
-    }
-  }
-
-  /** The arguments of a removal of {@code tokens}, whatever their ticket numbers. */
-  private static String[] removals(long now, List<String> tokens) {
-    String[] args = new String[1 + 2 * tokens.size()];
-    args[0] = Long.toString(now);
-    for (int i = 0; i < tokens.size(); i++) {
-      args[1 + 2 * i] = tokens.get(i);
-      args[2 + 2 * i] = "-1";
-    }
-    return args;
-  }
-
-  private long failOpenAdmission(LineUnavailableException e) {
-    if (!failOpen) {
-      throw e;
-    }
-    lease.admitUnbacked();
-    return Outcome.of(Outcome.ADMITTED, 0, 0);
-  }
-
-  private void refresh() {
-    if (link.connected()) {
-      try {
-        track(eval(Op.COUNTERS));
-      } catch (LineUnavailableException e) {
-        // the last values seen stand in
-      }
-    }
-  }
-
-  void track(List<Object> r) {
-    capacity = (int) Replies.num(r, 3);
-    if (capacity > 0) {
-      knownCapacity = capacity;
-    }
-    inFlight = (int) Replies.num(r, 4);
-    ready = Replies.num(r, 5);
-    waiting = Replies.num(r, 6);
-    used = Replies.num(r, 7) != 0;
-    long a = Replies.num(r, 8);
-    allowance = a < 0 ? UNLIMITED : a;
-  }
-
-  private Move move(long hi, long lo, long target, String really) {
-    return Replies.move(eval(Op.PROMOTE, Tokens.format(hi, lo), Long.toString(target), really));
+    scripts.checkInvariants();
   }
 
   /** Builds a {@link RedisLine}. */

@@ -44,6 +44,15 @@ class RedisLineContractTest extends LineContractTest {
     return 2_500;
   }
 
+  /**
+   * Every step of the model checks the whole line (queue, CHECK script) over round trips, so the
+   * line's length makes a step dearer: this many keep the six walks to a few seconds.
+   */
+  @Override
+  protected int modelSteps() {
+    return 400;
+  }
+
   @Override
   protected void checkStorage(Line line) {
     ((RedisLine) line).checkInvariants();

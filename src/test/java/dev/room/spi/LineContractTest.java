@@ -26,6 +26,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The behaviour every {@link Line} must have, whatever keeps its state. Each implementation extends
@@ -51,6 +53,11 @@ public abstract class LineContractTest {
   /** How many expired tickets the one-pass eviction test leaves for a single pass. */
   protected int evictionVolume() {
     return 20_000;
+  }
+
+  /** How many random steps each run of the model test takes. */
+  protected int modelSteps() {
+    return 2_500;
   }
 
   /**
@@ -1041,6 +1048,28 @@ public abstract class LineContractTest {
     assertEquals(2, Outcome.position(poll(l, b)), "a keeps its place ahead of b");
     l.setAllowance(Line.UNLIMITED, now());
     assertEquals(Outcome.READY, Outcome.kind(poll(l, b)), "a is away: b takes its turn");
+  }
+
+  // ── The model: a random walk against a list-of-groups model ───────────
+
+  @ParameterizedTest
+  @ValueSource(longs = {1, 7, 99, 2024, 31337, 8675309})
+  void randomOperationsMatchTheModel(long seed) {
+    new LineModel(c -> (LedgerLine) line(c), clock, policy, this::checkStorage)
+        .run(seed, modelSteps());
+  }
+
+  @Test
+  void promotingARemovedTicketNeverResurrectsIt() {
+    Line l = line(1);
+    assertTrue(l.tryEnter());
+    for (long id = 1; id <= 5; id++) {
+      l.arrive(id, id, "", false, now(), policy);
+    }
+    assertTrue(l.remove(3, 3, now()));
+    assertThrows(TokenNotFoundException.class, () -> l.promote(3, 3, 1));
+    assertThrows(TokenNotFoundException.class, () -> l.rank(3, 3, 5));
+    assertEquals(4, l.waiting());
   }
 
   // ── The pre-sale draw ──────────────────────────────────────────────────

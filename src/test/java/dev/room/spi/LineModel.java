@@ -1,29 +1,31 @@
-package dev.room.engine;
+package dev.room.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.room.FakeClock;
 import dev.room.TicketInfo;
-import dev.room.TokenNotFoundException;
-import dev.room.spi.Move;
-import dev.room.spi.Outcome;
-import dev.room.spi.Policy;
-import dev.room.spi.Tokens;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
- * Property test: random sequences of arrive / exit / claim / remove / promote / rank / VIP arrival,
- * checked after every step against a plain list-of-groups model. Positions must be a gap-free 1..n
- * in {@code queue()} order, tied clients equal, and everything must match the model.
+ * The model test's two halves: a plain list-of-groups model of a line, and a seeded random walk of
+ * arrive / exit / claim / remove / promote / rank / VIP arrival that runs on a real line and on the
+ * model side by side, checking after every step that positions are a gap-free 1..n in {@code
+ * queue()} order, tied clients equal, everything matches the model, the line's own invariants hold
+ * and its ledger balances. {@link LineContractTest} runs it on every line.
+ *
+ * <p>Time is the contract's {@link FakeClock}, moved 10 ms a step, so that a line reading a clock
+ * of its own (the Redis line's fast path and leases) sees the same time as the calls.
  */
-class LineModelTest {
-  private static final Policy POLICY = new Policy(300_000, 0, 1000, 100_000, 60_000, 0);
-
+final class LineModel {
   /** The model: ready tickets, then groups of tied waiting tickets with their band. */
   private static final class Model {
     final int capacity;
@@ -31,8 +33,8 @@ class LineModelTest {
     final List<Long> ready = new ArrayList<>();
     final List<List<Long>> groups = new ArrayList<>();
     final List<Integer> bands = new ArrayList<>();
-    final java.util.Set<Long> promoted = new java.util.HashSet<>();
-    final java.util.Map<Long, Integer> ranks = new java.util.HashMap<>();
+    final Set<Long> promoted = new HashSet<>();
+    final Map<Long, Integer> ranks = new HashMap<>();
 
     Model(int capacity) {
       this.capacity = capacity;
@@ -121,23 +123,43 @@ class LineModelTest {
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(longs = {1, 7, 99, 2024, 31337, 8675309})
-  void randomOperationsMatchTheModel(long seed) {
+  private final IntFunction<LedgerLine> lines;
+  private final FakeClock clock;
+  private final Policy policy;
+  private final Consumer<Line> checkStorage;
+
+  /**
+   * @param lines makes a fresh line of the given capacity, reading {@code clock}
+   * @param checkStorage checks what only the implementation can see
+   */
+  LineModel(
+      IntFunction<LedgerLine> lines, FakeClock clock, Policy policy, Consumer<Line> checkStorage) {
+    this.lines = lines;
+    this.clock = clock;
+    this.policy = policy;
+    this.checkStorage = checkStorage;
+  }
+
+  /**
+   * The walk on a fresh line of 1 to 4 slots: {@code steps} random operations, then a drain in
+   * which everyone is admitted.
+   */
+  void run(long seed, int steps) {
     Random rnd = new Random(seed);
     int capacity = 1 + rnd.nextInt(4);
-    InMemoryLine line = new InMemoryLine(capacity);
+    LedgerLine line = lines.apply(capacity);
     Model m = new Model(capacity);
     List<Long> known = new ArrayList<>();
-    long now = 1_000_000;
     long nextId = 1;
-    for (int step = 0; step < 2500; step++) {
-      now += 10;
+    long now = clock.millis();
+    for (int step = 0; step < steps; step++) {
+      clock.advanceMillis(10);
+      now = clock.millis();
       int op = rnd.nextInt(100);
       if (op < 30) { // arrival (sometimes with a VIP pass)
         long id = nextId++;
         boolean vip = rnd.nextInt(10) == 0;
-        long o = line.arrive(id, id, "", vip, now, POLICY);
+        long o = line.arrive(id, id, "", vip, now, policy);
         if (m.groups.isEmpty() && m.free() > 0) {
           assertEquals(Outcome.ADMITTED, Outcome.kind(o));
           m.inFlight++;
@@ -157,7 +179,7 @@ class LineModelTest {
         m.rebalance();
       } else if (op < 60 && !m.ready.isEmpty()) { // a ready client comes back
         long id = m.ready.remove(rnd.nextInt(m.ready.size()));
-        assertEquals(Outcome.ADMITTED, Outcome.kind(line.claim(id, id, now, POLICY)));
+        assertEquals(Outcome.ADMITTED, Outcome.kind(line.claim(id, id, now, policy)));
         m.inFlight++;
       } else if (op < 70 && !known.isEmpty()) { // removal (may be gone already)
         long id = known.get(rnd.nextInt(known.size()));
@@ -192,7 +214,7 @@ class LineModelTest {
     while (m.inFlight > 0 || !m.ready.isEmpty()) {
       if (!m.ready.isEmpty()) {
         long id = m.ready.remove(0);
-        assertEquals(Outcome.ADMITTED, Outcome.kind(line.claim(id, id, now, POLICY)));
+        assertEquals(Outcome.ADMITTED, Outcome.kind(line.claim(id, id, now, policy)));
         m.inFlight++;
       }
       line.exit(now);
@@ -205,28 +227,14 @@ class LineModelTest {
     assertTrue(line.tryEnter(), "a newcomer is admitted at once");
   }
 
-  @ParameterizedTest
-  @ValueSource(longs = {5, 6})
-  void promotingARemovedTicketNeverResurrectsIt(long seed) {
-    InMemoryLine line = new InMemoryLine(1);
-    assertTrue(line.tryEnter());
-    for (long id = 1; id <= 5; id++) {
-      line.arrive(id, id, "", false, 0, POLICY);
-    }
-    assertTrue(line.remove(3, 3, 0));
-    assertThrows(TokenNotFoundException.class, () -> line.promote(3, 3, 1));
-    assertThrows(TokenNotFoundException.class, () -> line.rank(3, 3, 5));
-    assertEquals(4, line.waiting());
-    line.checkInvariants();
-  }
-
   private static long pickWaiting(Model m, Random rnd) {
     List<Long> g = m.groups.get(rnd.nextInt(m.groups.size()));
     return g.get(rnd.nextInt(g.size()));
   }
 
-  private static void compare(InMemoryLine line, Model m, int step) {
-    line.checkInvariants();
+  private void compare(LedgerLine line, Model m, int step) {
+    checkStorage.accept(line.delegate());
+    line.checkLedger();
     List<TicketInfo> q = line.queue(Integer.MAX_VALUE);
     List<String> expected = new ArrayList<>();
     for (long id : m.ready) {
@@ -253,8 +261,8 @@ class LineModelTest {
         actual.subList(m.ready.size(), actual.size()),
         "waiting order at step " + step);
     assertEquals(
-        new java.util.HashSet<>(expected.subList(0, m.ready.size())),
-        new java.util.HashSet<>(actual.subList(0, m.ready.size())),
+        new HashSet<>(expected.subList(0, m.ready.size())),
+        new HashSet<>(actual.subList(0, m.ready.size())),
         "ready set at step " + step);
     assertEquals(m.waiting(), line.waiting());
     assertEquals(m.inFlight, line.inFlight());
