@@ -101,6 +101,37 @@ class RedisRecoveryTest {
     a.checkInvariants();
   }
 
+  /**
+   * Regression (second reading): after a restart without persistence the lease generations count
+   * from 1 again, so an instance that registered first after it could be given the generation
+   * another still used; that one's heartbeat then found its lease live, never noticed the loss, and
+   * the two counts overwrote each other in Redis, which let more in than the capacity.
+   */
+  @Test
+  void anInstanceWhoseOldGenerationIsReissuedAfterALossSharesAnothersLease() throws Exception {
+    RedisLine a = instance(false);
+    RedisLine b = instance(false);
+    a.setCapacity(2, now());
+    a.beat(); // a holds generation 1, b generation 2
+    b.beat();
+    assertTrue(a.tryEnter());
+
+    redis.stop();
+    redis.restartEmpty();
+    RedisLeaseTest.awaitReconnect(b); // b registers first after the loss
+    RedisLeaseTest.awaitReconnect(a);
+    assertEquals(1, a.stateLosses(), "a noticed the loss too");
+    assertTrue(b.tryEnter(), "a's running request and b's fill the capacity of 2");
+    b.beat();
+    a.beat();
+    assertEquals(2, a.inFlight());
+    assertFalse(a.tryEnter(), "and nobody more is let in");
+    assertFalse(b.tryEnter());
+    a.exit(now());
+    b.exit(now());
+    a.checkInvariants();
+  }
+
   @Test
   void aRedisRestartWithoutPersistenceForgetsTheSlotsStillInUse() throws Exception {
     RedisLine a = instance(false);
