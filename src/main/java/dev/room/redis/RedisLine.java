@@ -90,6 +90,9 @@ public final class RedisLine implements Line {
   private volatile long waiting;
   private volatile boolean used;
   private volatile long allowance = UNLIMITED;
+  // What this instance last told Redis of the hold and the allowance, re-sent if Redis loses them
+  private volatile boolean heldHere;
+  private volatile boolean limitedHere;
 
   private RedisLine(Builder b) {
     this.roomId = b.roomId;
@@ -203,6 +206,7 @@ public final class RedisLine implements Line {
       throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
     }
     String n = allowance == UNLIMITED ? "inf" : Long.toString(allowance);
+    limitedHere = allowance != UNLIMITED;
     track(eval(Op.ALLOWANCE, "set", n, "0", Long.toString(now)));
   }
 
@@ -212,6 +216,7 @@ public final class RedisLine implements Line {
       throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
     }
     String n = allowance == UNLIMITED ? "inf" : Long.toString(allowance);
+    limitedHere = allowance != UNLIMITED;
     List<Object> r = eval(Op.ALLOWANCE, "set", n, "0", Long.toString(now));
     track(r);
     long was = Replies.code(r);
@@ -226,6 +231,7 @@ public final class RedisLine implements Line {
   /** Holds the shared line for every instance: a refill by any of them adds nothing meanwhile. */
   @Override
   public void hold(boolean held, long now) {
+    heldHere = held;
     track(eval(Op.ALLOWANCE, held ? "hold" : "free", "0", "0", Long.toString(now)));
   }
 
@@ -580,6 +586,13 @@ public final class RedisLine implements Line {
     track(lease.heartbeat(now));
     if (lease.takeLoss()) {
       recovery.lost(knownCapacity);
+      // Before the capacity: a paused or rated line must not come back unlimited (a pause wins;
+      // a limited allowance restarts empty and its rate refills it).
+      if (heldHere) {
+        track(eval(Op.ALLOWANCE, "hold", "0", "0", Long.toString(now)));
+      } else if (limitedHere) {
+        track(eval(Op.ALLOWANCE, "set", "0", "0", Long.toString(now)));
+      }
       pendingCapacity.compareAndSet(-1, knownCapacity);
       track(lease.heartbeat(now)); // Redis counts the requests this instance still runs
     }

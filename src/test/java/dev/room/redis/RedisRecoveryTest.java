@@ -132,6 +132,41 @@ class RedisRecoveryTest {
     a.checkInvariants();
   }
 
+  /**
+   * Regression (second reading): the hold and a limited allowance live in the room's meta hash, so
+   * a restart without persistence turned a paused (or rated) line into an unlimited one, and the
+   * fast path let everyone in although the room was paused.
+   */
+  @Test
+  void aPausedLineIsUnlimitedAfterARedisRestartWithoutPersistence() throws Exception {
+    RedisLine a = instance(false);
+    RedisLine b = instance(false);
+    a.setCapacity(2, now());
+    a.beat();
+    b.beat();
+    a.setAllowance(0, now());
+    a.hold(true, now()); // a paused
+    b.setAllowance(1, now()); // b's rate, spent below
+    assertFalse(b.tryEnter());
+
+    redis.stop();
+    redis.restartEmpty();
+    RedisLeaseTest.awaitReconnect(b);
+    RedisLeaseTest.awaitReconnect(a);
+    assertEquals(2, a.capacity());
+    assertFalse(a.tryEnter(), "still held on a");
+    assertFalse(b.tryEnter(), "and on b");
+    b.addAllowance(1, 1, now());
+    assertFalse(b.tryEnter(), "a refill adds nothing while held");
+    a.hold(false, now());
+    assertFalse(b.tryEnter(), "lifted, the allowance stays 0 until set");
+    b.addAllowance(1, 1, now());
+    assertTrue(b.tryEnter(), "b's rate refills it");
+    assertFalse(b.tryEnter());
+    b.exit(now());
+    a.checkInvariants();
+  }
+
   @Test
   void aRedisRestartWithoutPersistenceForgetsTheSlotsStillInUse() throws Exception {
     RedisLine a = instance(false);
