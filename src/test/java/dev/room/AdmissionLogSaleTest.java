@@ -159,6 +159,49 @@ public abstract class AdmissionLogSaleTest {
     assertTrue(verdict.startsWith("verified"), verdict);
   }
 
+  /**
+   * Regression (second reading): an identity's expired place, retired when the identity joined
+   * again, was journalled as an operator's removal.
+   */
+  @Test
+  void anExpiredPlaceRetiredOnARejoinIsLoggedAsAnExpiry() throws Exception {
+    FakeClock clock = new FakeClock();
+    Path file = dir.resolve("expired-rejoin.jsonl");
+    Line line = newLine(1, clock);
+    WaitingRoom room =
+        WaitingRoom.builder()
+            .capacity(1)
+            .clock(clock)
+            .line(line)
+            .tokenTtl(Duration.ofMinutes(1))
+            .admissionLog(AdmissionLog.toFile(file))
+            .build();
+    try {
+      assertTrue(room.tryEnter());
+      long[] first = dev.room.spi.Tokens.generate();
+      String firstToken = dev.room.spi.Tokens.format(first[0], first[1]);
+      long o = room.arrive(first[0], first[1], firstToken, "alice", "", false, false);
+      assertEquals(Outcome.WAITING, Outcome.kind(o));
+      clock.advance(Duration.ofMinutes(2));
+      jumped(line);
+      long[] second = dev.room.spi.Tokens.generate();
+      String secondToken = dev.room.spi.Tokens.format(second[0], second[1]);
+      o = room.arrive(second[0], second[1], secondToken, "alice", "", false, false);
+      assertEquals(Outcome.WAITING, Outcome.kind(o));
+      assertTrue(Outcome.has(o, Outcome.EVICTED), "the expired place went, a fresh one came");
+      room.exit();
+    } finally {
+      room.close();
+    }
+    List<String> lines = Files.readAllLines(file);
+    assertFalse(lines.stream().anyMatch(l -> l.contains("\"kind\":\"remove\"")), "not removed");
+    if (exact()) {
+      assertTrue(lines.stream().anyMatch(l -> l.contains("\"kind\":\"expire\"")), "expired");
+    }
+    String verdict = AdmissionLogVerifierAccess.verify(file);
+    assertTrue(verdict.startsWith("verified"), verdict);
+  }
+
   @Test
   void aLogAttachedToABusyRoomStartsFromACheckpoint() throws Exception {
     FakeClock clock = new FakeClock();
