@@ -437,7 +437,9 @@ final class Sale {
     }
     if (s.version() != seen) {
       synchronized (this) {
-        adopt(s, now);
+        // Read again under the monitor: a setter on this room may have written since the read
+        // above, and adopting that older read would undo it.
+        adopt(now);
       }
     }
   }
