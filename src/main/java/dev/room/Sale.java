@@ -464,6 +464,15 @@ final class Sale {
     if (s.version() == seen) {
       return;
     }
+    if (s.version() < seen) {
+      // The version went back: the store lost the controls (Redis lost the room). This room's
+      // settings are the fleet's again, else the next instance to start would seed its own.
+      seen = s.version();
+      share(Controls.MODE, mode.name());
+      share(Controls.ANNOUNCEMENT, announcement);
+      share(Controls.RATE, Double.toString(admissionRate));
+      return;
+    }
     seen = s.version();
     boolean gate = false;
     RoomMode m = parseMode(s.mode());

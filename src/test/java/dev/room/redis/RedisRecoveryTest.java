@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.FakeClock;
+import dev.room.RoomMode;
+import dev.room.WaitingRoom;
 import dev.room.spi.Line;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
@@ -165,6 +167,31 @@ class RedisRecoveryTest {
     assertFalse(b.tryEnter());
     b.exit(now());
     a.checkInvariants();
+  }
+
+  /**
+   * Regression (second reading): the shared sale controls live in the room's meta hash, so after a
+   * restart without persistence the fleet's pause was nowhere in Redis and the next instance to
+   * start seeded its own settings (open) for every instance.
+   */
+  @Test
+  void anInstanceStartedAfterRedisLostTheRoomReopensAPausedFleet() throws Exception {
+    RedisLine la = RedisLine.builder(redis.uri(), room).clock(clock).manualHeartbeat().build();
+    try (WaitingRoom a = WaitingRoom.builder().line(la).clock(clock).build()) {
+      la.beat();
+      a.setMode(RoomMode.PAUSED);
+      redis.stop();
+      redis.restartEmpty();
+      RedisLeaseTest.awaitReconnect(la);
+      clock.advance(Duration.ofMillis(1001));
+      a.evictExpired(); // a reads the controls again
+      RedisLine lc = RedisLine.builder(redis.uri(), room).clock(clock).manualHeartbeat().build();
+      try (WaitingRoom c = WaitingRoom.builder().line(lc).clock(clock).build()) {
+        assertEquals(RoomMode.PAUSED, c.mode(), "the fleet is still paused");
+        assertFalse(lc.tryEnter());
+      }
+      assertEquals(RoomMode.PAUSED, a.mode());
+    }
   }
 
   @Test
