@@ -158,7 +158,10 @@ final class RequestPath implements SlotReleaser {
     if (identity != null) {
       events.retired(o); // the identity's expired place, or a lapsed offer found on the takeover
       if (Outcome.has(o, Outcome.REJOINED)) { // an existing place moved here: no new ticket
-        if (Outcome.kind(o) == Outcome.ADMITTED) {
+        if (Outcome.kind(o) == Outcome.ADMITTED) { // the place's offer, taken on this device
+          if (events.observed) {
+            events.journal.observed(LineJournal.ADMIT, hi, lo, 0);
+          }
           entered();
         }
         return o;

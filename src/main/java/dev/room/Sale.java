@@ -204,7 +204,7 @@ final class Sale {
         throw new IllegalStateException("the pre-sale draw already took place");
       }
       presale = null;
-      applyGate(now);
+      adoptAndGate(now);
       return;
     }
     long at = opensAt.toEpochMilli();
@@ -219,7 +219,7 @@ final class Sale {
     }
     presale = p == null ? Presale.schedule(at) : p.reschedule(at);
     events.journal().note("presale", presale.seedHash());
-    applyGate(now);
+    adoptAndGate(now);
   }
 
   String presaleSeedHash() {
@@ -247,7 +247,7 @@ final class Sale {
    */
   synchronized void restorePresale(Presale p, long now) {
     presale = p;
-    applyGate(now);
+    adoptAndGate(now);
   }
 
   /** Whether the pre-sale's arrivals still wait for their draw. */
@@ -412,6 +412,17 @@ final class Sale {
 
   // ── Shared controls ────────────────────────────────────────────────────
 
+  /**
+   * Applies the gate after a change that is this room's own (its pre-sale), under the fleet's mode
+   * and rate as they are now: the gate lifts or sets the line's hold for every instance, so a room
+   * that had not yet heard of another's pause (or resume) must not apply its stale mode. Caller
+   * holds the monitor.
+   */
+  private void adoptAndGate(long now) {
+    adopt(now);
+    applyGate(now);
+  }
+
   private String sharedMode;
   private String sharedAnnouncement;
   private String sharedRate;
@@ -426,7 +437,9 @@ final class Sale {
     }
     if (s.version() != seen) {
       synchronized (this) {
-        adopt(s, now);
+        // Read again under the monitor: a setter on this room may have written since the read
+        // above, and adopting that older read would undo it.
+        adopt(now);
       }
     }
   }
@@ -449,6 +462,15 @@ final class Sale {
     sharedAnnouncement = s.announcement();
     sharedRate = s.rate();
     if (s.version() == seen) {
+      return;
+    }
+    if (s.version() < seen) {
+      // The version went back: the store lost the controls (Redis lost the room). This room's
+      // settings are the fleet's again, else the next instance to start would seed its own.
+      seen = s.version();
+      share(Controls.MODE, mode.name());
+      share(Controls.ANNOUNCEMENT, announcement);
+      share(Controls.RATE, Double.toString(admissionRate));
       return;
     }
     seen = s.version();
@@ -522,7 +544,7 @@ final class Sale {
       events.journal().note("reveal", PresaleDraw.hex(seed));
       n = line.drawPresale(size -> PresaleDraw.order(seed, size), now);
       presale = p.afterDraw(n);
-      applyGate(now);
+      adoptAndGate(now);
     }
     LOG.info(
         "room {}: pre-sale draw: {} arrivals placed at random; seed {} (SHA-256 {})",

@@ -120,6 +120,88 @@ public abstract class AdmissionLogSaleTest {
     assertTrue(verdict.startsWith("verified"), verdict);
   }
 
+  /**
+   * Regression (second reading): a place offered to one device and taken over by the identity's
+   * other device is admitted in the arrival itself; an observed log (a shared line) left that
+   * admission out, so the log held fewer admissions than the line made.
+   */
+  @Test
+  void anOfferTakenOverByAnotherDeviceIsLoggedAsAnAdmission() throws Exception {
+    FakeClock clock = new FakeClock();
+    Path file = dir.resolve("rejoin.jsonl");
+    WaitingRoom room =
+        WaitingRoom.builder()
+            .capacity(1)
+            .clock(clock)
+            .line(newLine(1, clock))
+            .admissionLog(AdmissionLog.toFile(file))
+            .build();
+    try {
+      assertTrue(room.tryEnter());
+      long[] first = dev.room.spi.Tokens.generate();
+      String firstToken = dev.room.spi.Tokens.format(first[0], first[1]);
+      long o = room.arrive(first[0], first[1], firstToken, "alice", "", false, false);
+      assertEquals(Outcome.WAITING, Outcome.kind(o));
+      room.exit(); // the slot is offered to alice's first device
+      long[] second = dev.room.spi.Tokens.generate();
+      String secondToken = dev.room.spi.Tokens.format(second[0], second[1]);
+      o = room.arrive(second[0], second[1], secondToken, "alice", "", false, false);
+      assertTrue(Outcome.has(o, Outcome.REJOINED));
+      assertEquals(Outcome.ADMITTED, Outcome.kind(o), "the offer is taken on the new device");
+      room.exit();
+    } finally {
+      room.close();
+    }
+    List<String> lines = Files.readAllLines(file);
+    assertEquals(
+        1, lines.stream().filter(l -> l.contains("\"kind\":\"admit\"")).count(), "one admission");
+    String verdict = AdmissionLogVerifierAccess.verify(file);
+    assertTrue(verdict.startsWith("verified"), verdict);
+  }
+
+  /**
+   * Regression (second reading): an identity's expired place, retired when the identity joined
+   * again, was journalled as an operator's removal.
+   */
+  @Test
+  void anExpiredPlaceRetiredOnARejoinIsLoggedAsAnExpiry() throws Exception {
+    FakeClock clock = new FakeClock();
+    Path file = dir.resolve("expired-rejoin.jsonl");
+    Line line = newLine(1, clock);
+    WaitingRoom room =
+        WaitingRoom.builder()
+            .capacity(1)
+            .clock(clock)
+            .line(line)
+            .tokenTtl(Duration.ofMinutes(1))
+            .admissionLog(AdmissionLog.toFile(file))
+            .build();
+    try {
+      assertTrue(room.tryEnter());
+      long[] first = dev.room.spi.Tokens.generate();
+      String firstToken = dev.room.spi.Tokens.format(first[0], first[1]);
+      long o = room.arrive(first[0], first[1], firstToken, "alice", "", false, false);
+      assertEquals(Outcome.WAITING, Outcome.kind(o));
+      clock.advance(Duration.ofMinutes(2));
+      jumped(line);
+      long[] second = dev.room.spi.Tokens.generate();
+      String secondToken = dev.room.spi.Tokens.format(second[0], second[1]);
+      o = room.arrive(second[0], second[1], secondToken, "alice", "", false, false);
+      assertEquals(Outcome.WAITING, Outcome.kind(o));
+      assertTrue(Outcome.has(o, Outcome.EVICTED), "the expired place went, a fresh one came");
+      room.exit();
+    } finally {
+      room.close();
+    }
+    List<String> lines = Files.readAllLines(file);
+    assertFalse(lines.stream().anyMatch(l -> l.contains("\"kind\":\"remove\"")), "not removed");
+    if (exact()) {
+      assertTrue(lines.stream().anyMatch(l -> l.contains("\"kind\":\"expire\"")), "expired");
+    }
+    String verdict = AdmissionLogVerifierAccess.verify(file);
+    assertTrue(verdict.startsWith("verified"), verdict);
+  }
+
   @Test
   void aLogAttachedToABusyRoomStartsFromACheckpoint() throws Exception {
     FakeClock clock = new FakeClock();

@@ -50,7 +50,7 @@ final class TicketDesk {
     if (identity != null) {
       Ticket held = identities.holder(identity);
       if (held != null && Retirement.expired(held, now, p)) {
-        retirement.retire(held, now); // releases the identity: a fresh ticket follows
+        retirement.retire(held, now, LineJournal.EXPIRE); // frees the identity: a fresh ticket
         evicted = Outcome.EVICTED;
       } else if (held != null) {
         return takeOver(held, hi, lo, now, p);

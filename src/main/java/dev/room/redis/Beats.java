@@ -53,7 +53,7 @@ final class Beats {
     scripts.track(lease.heartbeat(now));
     if (lease.takeLoss()) {
       recovery.lost(scripts.knownCapacity());
-      limits.resend(scripts.knownCapacity());
+      limits.resend(scripts.knownCapacity(), now);
       scripts.track(lease.heartbeat(now)); // Redis counts the requests this instance still runs
     }
     if (recovery.pending()) {

@@ -20,6 +20,9 @@ final class SharedLimits {
   private final String roomId;
   private final LineScripts scripts;
   private final AtomicInteger pendingCapacity = new AtomicInteger(-1);
+  // What this instance last told Redis of the hold and the allowance, re-sent if Redis loses them
+  private volatile boolean heldHere;
+  private volatile boolean limitedHere;
 
   SharedLimits(String roomId, LineScripts scripts) {
     this.roomId = roomId;
@@ -55,8 +58,17 @@ final class SharedLimits {
     }
   }
 
-  /** After Redis lost the room: its capacity is sent again, unless a change already waits. */
-  void resend(int capacity) {
+  /**
+   * After Redis lost the room: its capacity is sent again, unless a change already waits; before
+   * it, a paused or rated line must not come back unlimited (a pause wins; a limited allowance
+   * restarts empty and its rate refills it).
+   */
+  void resend(int capacity, long now) {
+    if (heldHere) {
+      scripts.update(Op.ALLOWANCE, "hold", "0", "0", Long.toString(now));
+    } else if (limitedHere) {
+      scripts.update(Op.ALLOWANCE, "set", "0", "0", Long.toString(now));
+    }
     pendingCapacity.compareAndSet(-1, capacity);
   }
 
@@ -75,6 +87,7 @@ final class SharedLimits {
 
   /** Holds the shared line for every instance: a refill by any of them adds nothing meanwhile. */
   void hold(boolean held, long now) {
+    heldHere = held;
     scripts.update(Op.ALLOWANCE, held ? "hold" : "free", "0", "0", Long.toString(now));
   }
 
@@ -83,6 +96,7 @@ final class SharedLimits {
       throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
     }
     String n = allowance == Line.UNLIMITED ? "inf" : Long.toString(allowance);
+    limitedHere = allowance != Line.UNLIMITED;
     return scripts.update(Op.ALLOWANCE, "set", n, "0", Long.toString(now));
   }
 }

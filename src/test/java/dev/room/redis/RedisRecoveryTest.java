@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.FakeClock;
+import dev.room.RoomMode;
+import dev.room.WaitingRoom;
 import dev.room.spi.Line;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
@@ -99,6 +101,97 @@ class RedisRecoveryTest {
     }
     assertFalse(a.tryEnter(), "and the capacity still holds");
     a.checkInvariants();
+  }
+
+  /**
+   * Regression (second reading): after a restart without persistence the lease generations count
+   * from 1 again, so an instance that registered first after it could be given the generation
+   * another still used; that one's heartbeat then found its lease live, never noticed the loss, and
+   * the two counts overwrote each other in Redis, which let more in than the capacity.
+   */
+  @Test
+  void anInstanceWhoseOldGenerationIsReissuedAfterALossSharesAnothersLease() throws Exception {
+    RedisLine a = instance(false);
+    RedisLine b = instance(false);
+    a.setCapacity(2, now());
+    a.beat(); // a holds generation 1, b generation 2
+    b.beat();
+    assertTrue(a.tryEnter());
+
+    redis.stop();
+    redis.restartEmpty();
+    RedisLeaseTest.awaitReconnect(b); // b registers first after the loss
+    RedisLeaseTest.awaitReconnect(a);
+    assertEquals(1, a.stateLosses(), "a noticed the loss too");
+    assertTrue(b.tryEnter(), "a's running request and b's fill the capacity of 2");
+    b.beat();
+    a.beat();
+    assertEquals(2, a.inFlight());
+    assertFalse(a.tryEnter(), "and nobody more is let in");
+    assertFalse(b.tryEnter());
+    a.exit(now());
+    b.exit(now());
+    a.checkInvariants();
+  }
+
+  /**
+   * Regression (second reading): the hold and a limited allowance live in the room's meta hash, so
+   * a restart without persistence turned a paused (or rated) line into an unlimited one, and the
+   * fast path let everyone in although the room was paused.
+   */
+  @Test
+  void aPausedLineIsUnlimitedAfterARedisRestartWithoutPersistence() throws Exception {
+    RedisLine a = instance(false);
+    RedisLine b = instance(false);
+    a.setCapacity(2, now());
+    a.beat();
+    b.beat();
+    a.setAllowance(0, now());
+    a.hold(true, now()); // a paused
+    b.setAllowance(1, now()); // b's rate, spent below
+    assertFalse(b.tryEnter());
+
+    redis.stop();
+    redis.restartEmpty();
+    RedisLeaseTest.awaitReconnect(b);
+    RedisLeaseTest.awaitReconnect(a);
+    assertEquals(2, a.capacity());
+    assertFalse(a.tryEnter(), "still held on a");
+    assertFalse(b.tryEnter(), "and on b");
+    b.addAllowance(1, 1, now());
+    assertFalse(b.tryEnter(), "a refill adds nothing while held");
+    a.hold(false, now());
+    assertFalse(b.tryEnter(), "lifted, the allowance stays 0 until set");
+    b.addAllowance(1, 1, now());
+    assertTrue(b.tryEnter(), "b's rate refills it");
+    assertFalse(b.tryEnter());
+    b.exit(now());
+    a.checkInvariants();
+  }
+
+  /**
+   * Regression (second reading): the shared sale controls live in the room's meta hash, so after a
+   * restart without persistence the fleet's pause was nowhere in Redis and the next instance to
+   * start seeded its own settings (open) for every instance.
+   */
+  @Test
+  void anInstanceStartedAfterRedisLostTheRoomReopensAPausedFleet() throws Exception {
+    RedisLine la = RedisLine.builder(redis.uri(), room).clock(clock).manualHeartbeat().build();
+    try (WaitingRoom a = WaitingRoom.builder().line(la).clock(clock).build()) {
+      la.beat();
+      a.setMode(RoomMode.PAUSED);
+      redis.stop();
+      redis.restartEmpty();
+      RedisLeaseTest.awaitReconnect(la);
+      clock.advance(Duration.ofMillis(1001));
+      a.evictExpired(); // a reads the controls again
+      RedisLine lc = RedisLine.builder(redis.uri(), room).clock(clock).manualHeartbeat().build();
+      try (WaitingRoom c = WaitingRoom.builder().line(lc).clock(clock).build()) {
+        assertEquals(RoomMode.PAUSED, c.mode(), "the fleet is still paused");
+        assertFalse(lc.tryEnter());
+      }
+      assertEquals(RoomMode.PAUSED, a.mode());
+    }
   }
 
   @Test

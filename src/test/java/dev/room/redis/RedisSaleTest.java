@@ -193,4 +193,19 @@ class RedisSaleTest {
       assertFalse(lineC.tryEnter());
     }
   }
+
+  /**
+   * Regression (second reading of issue 15): an instance that had not yet heard of another's pause
+   * lifted the line's hold by re-applying its own stale mode when its pre-sale schedule changed.
+   */
+  @Test
+  void aPauseOnOneInstanceIsUndoneByAnothersPresaleChange() {
+    b.evictExpired(); // b has read the controls: OPEN, and will not read them for a second
+    a.setMode(RoomMode.PAUSED);
+    b.schedulePresale(clock.instant().plusSeconds(60));
+    b.schedulePresale(null);
+    assertEquals(0, lineA.allowance(), "the pause stands");
+    assertFalse(lineB.tryEnter(), "nobody is let in on b");
+    assertEquals(RoomMode.PAUSED, b.mode(), "and b knows it is paused");
+  }
 }

@@ -10,6 +10,11 @@ local epoch = redis.call('HGET', META, 'epoch')
 if not epoch and ARGV[4] and ARGV[4] ~= '0' then
   epoch = ARGV[4]
   redis.call('HSET', META, 'epoch', epoch)
+  if redis.call('HEXISTS', META, 'gen') == 0 then
+    -- Generations count on from the epoch, not from 1: after a loss an instance that has not
+    -- noticed it yet still renews its old generation, which must not be one handed out anew.
+    redis.call('HSET', META, 'gen', epoch)
+  end
 end
 local gen = int(redis.call('HINCRBY', META, 'gen', 1))
 if redis.call('HEXISTS', META, 'hv') == 0 then
