@@ -517,6 +517,13 @@ public final class WaitingRoom implements AutoCloseable {
    * export, and forgotten when the ticket ends. One that throws is taken as anonymous.
    */
   public void setIdentityFunction(Function<HttpServletRequest, String> fn) {
+    if (fn != null && !line.keepsIdentities()) {
+      throw new IllegalStateException(
+          "identityFunction: this room's line ("
+              + line.getClass().getName()
+              + ") keeps no"
+              + " identities; use the in-memory line or RedisLine");
+    }
     web.identityFunction = fn;
   }
 

@@ -237,4 +237,39 @@ class RoomApiTest {
       assertFalse(t.isAlive(), t.getName() + " still alive after close()");
     }
   }
+
+  /**
+   * A line that keeps no identities (a custom {@code spi.Line}) would fail every visitor's arrival
+   * once an identity function is set: the room refuses the function instead, when it is set.
+   */
+  @Test
+  void anIdentityFunctionOverALineThatKeepsNoIdentitiesIsRefusedWhenSet() {
+    dev.room.engine.InMemoryLine inner = new dev.room.engine.InMemoryLine(2);
+    dev.room.spi.Line plain =
+        (dev.room.spi.Line)
+            java.lang.reflect.Proxy.newProxyInstance(
+                dev.room.spi.Line.class.getClassLoader(),
+                new Class<?>[] {dev.room.spi.Line.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("keepsIdentities")) {
+                    return false;
+                  }
+                  try {
+                    return method.invoke(inner, args);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    try (WaitingRoom r = WaitingRoom.builder().capacity(2).line(plain).build()) {
+      IllegalStateException e =
+          assertThrows(IllegalStateException.class, () -> r.setIdentityFunction(q -> "alice"));
+      assertTrue(e.getMessage().contains("keeps no identities"), e.getMessage());
+      r.setIdentityFunction(null); // turning it off is always fine
+      assertNull(r.identityFunction());
+    }
+    try (WaitingRoom r = WaitingRoom.builder().capacity(2).build()) {
+      r.setIdentityFunction(q -> "alice");
+      assertTrue(r.identityFunction() != null, "the in-memory line keeps identities");
+    }
+  }
 }

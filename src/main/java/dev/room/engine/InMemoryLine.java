@@ -253,6 +253,11 @@ public final class InMemoryLine implements Line {
   }
 
   @Override
+  public boolean keepsIdentities() {
+    return true;
+  }
+
+  @Override
   public String identitySalt() {
     synchronized (lock) {
       return identities.salt();

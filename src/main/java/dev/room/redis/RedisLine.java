@@ -242,6 +242,11 @@ public final class RedisLine implements Line {
   }
 
   @Override
+  public boolean keepsIdentities() {
+    return true;
+  }
+
+  @Override
   public String identitySalt() {
     return archive.identitySalt();
   }

@@ -161,6 +161,15 @@ public interface Line extends AutoCloseable {
   }
 
   /**
+   * Whether this line keeps identities ({@link #arrive(long, long, String, String, boolean, long,
+   * Policy)}); a room refuses an identity function over a line that does not, at configuration
+   * rather than on a visitor's request.
+   */
+  default boolean keepsIdentities() {
+    return false;
+  }
+
+  /**
    * The salt this line hashes identities with ({@link Identities#hash}), or null while it has
    * hashed none; an export carries it so that the identities it holds match again after an import.
    */

@@ -114,6 +114,11 @@ public final class LedgerLine implements Line {
   }
 
   @Override
+  public boolean keepsIdentities() {
+    return line.keepsIdentities();
+  }
+
+  @Override
   public String identitySalt() {
     return line.identitySalt();
   }
