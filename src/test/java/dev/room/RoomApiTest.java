@@ -271,5 +271,54 @@ class RoomApiTest {
       r.setIdentityFunction(q -> "alice");
       assertTrue(r.identityFunction() != null, "the in-memory line keeps identities");
     }
+    // An export that binds tickets to identities cannot go into such a line unnoticed.
+    dev.room.engine.InMemoryLine source = new dev.room.engine.InMemoryLine(1);
+    assertTrue(source.tryEnter());
+    long[] t = Tokens.generate();
+    source.arrive(
+        t[0],
+        t[1],
+        "alice",
+        "",
+        false,
+        0,
+        new dev.room.spi.Policy(300_000, 0, 1000, 100, 60_000, 0));
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    try (WaitingRoom from = WaitingRoom.builder().line(source).build();
+        WaitingRoom to =
+            WaitingRoom.builder()
+                .capacity(2)
+                .line(plain(new dev.room.engine.InMemoryLine(2)))
+                .build()) {
+      from.exportTo(out);
+      Exception e =
+          assertThrows(
+              IllegalStateException.class,
+              () -> to.importFrom(new java.io.ByteArrayInputStream(out.toByteArray())));
+      assertTrue(e.getMessage().contains("keeps no identities"), e.getMessage());
+      assertEquals(0, to.queueDepth(), "and nothing was restored");
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static dev.room.spi.Line plain(dev.room.engine.InMemoryLine inner) {
+    return (dev.room.spi.Line)
+        java.lang.reflect.Proxy.newProxyInstance(
+            dev.room.spi.Line.class.getClassLoader(),
+            new Class<?>[] {dev.room.spi.Line.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("keepsIdentities")) {
+                return false;
+              }
+              if (method.getName().equals("restore") && args.length == 4) {
+                return java.lang.reflect.InvocationHandler.invokeDefault(proxy, method, args);
+              }
+              try {
+                return method.invoke(inner, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 }

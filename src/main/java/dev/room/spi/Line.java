@@ -155,7 +155,8 @@ public interface Line extends AutoCloseable {
       long now,
       Policy policy) {
     if (!Identities.anonymous(identity)) {
-      throw new UnsupportedOperationException(getClass().getName() + " keeps no identities");
+      // a room refuses an identity function over such a line (keepsIdentities), so this is a bug
+      throw new IllegalStateException(getClass().getName() + " keeps no identities");
     }
     return arrive(hi, lo, clientKey, toFront, now, policy);
   }
@@ -184,7 +185,10 @@ public interface Line extends AutoCloseable {
   default int restore(
       Iterator<LineEntry> tickets, Iterator<long[]> passes, String identitySalt, long now) {
     if (identitySalt != null) {
-      throw new UnsupportedOperationException(getClass().getName() + " keeps no identities");
+      throw new IllegalStateException(
+          getClass().getName()
+              + " keeps no identities, and this export binds tickets to identities: import it"
+              + " into the in-memory line or a RedisLine");
     }
     return restore(tickets, passes, now);
   }
