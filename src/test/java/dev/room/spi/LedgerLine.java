@@ -3,6 +3,7 @@ package dev.room.spi;
 import dev.room.TicketInfo;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
@@ -233,6 +234,11 @@ public final class LedgerLine implements Line {
   }
 
   @Override
+  public long replaceAllowance(long allowance, long now) {
+    return line.replaceAllowance(allowance, now);
+  }
+
+  @Override
   public void hold(boolean held, long now) {
     line.hold(held, now);
   }
@@ -240,6 +246,18 @@ public final class LedgerLine implements Line {
   @Override
   public Controls controls() {
     return line.controls();
+  }
+
+  // The shared stores go through unwrapped: they are the line's, and a room over this wrapper must
+  // keep its sessions and joins where the line keeps them (in Redis, for a RedisLine).
+  @Override
+  public Optional<SessionStore> sharedSessions() {
+    return line.sharedSessions();
+  }
+
+  @Override
+  public JoinLedger joinLedger() {
+    return line.joinLedger();
   }
 
   @Override
