@@ -268,12 +268,20 @@ final class Sale {
     long due = nextSync.get();
     if (now >= due && nextSync.compareAndSet(due, now + SYNC_MILLIS)) {
       sync(now);
+      alsoOnSync.run(); // fleet settings (u3-settings)
     }
     Presale p = presale;
     if (p != null && !p.drawn() && now >= p.opensAt()) {
       draw(now);
     }
     pacer.tick(now);
+  }
+
+  private volatile Runnable alsoOnSync = () -> {}; // fleet settings (u3-settings)
+
+  /** Runs {@code r} on every sync of the controls: once a second at most, on the request path. */
+  void alsoOnSync(Runnable r) {
+    alsoOnSync = r;
   }
 
   void admitted() {

@@ -4,7 +4,9 @@ import dev.room.audit.AdmissionLog;
 import dev.room.engine.EventBus;
 import dev.room.engine.InMemoryLine;
 import dev.room.engine.InMemorySessionStore;
+import dev.room.engine.LocalFleetSettings;
 import dev.room.engine.Reaper;
+import dev.room.spi.FleetSettings;
 import dev.room.spi.Line;
 import dev.room.spi.Policy;
 import jakarta.servlet.http.HttpServletRequest;
@@ -75,6 +77,7 @@ public final class WaitingRoom implements AutoCloseable {
   private final Reaper reaper;
   private final JoinGuard joinGuard; // join guard (r3-guard)
   private final AuditHook audit = new AuditHook();
+  private final FleetAgreement fleet; // fleet settings (u3-settings)
 
   private WaitingRoom(Builder b) {
     this.clock = b.clock;
@@ -100,7 +103,19 @@ public final class WaitingRoom implements AutoCloseable {
     this.desk = new LineDesk(clock, line, events, settings, web);
     this.transfer = new LineTransfer(clock, line, sale, path::policy);
     this.joinGuard = new JoinGuard(line); // join guard (r3-guard)
+    FleetSettings shared = line.fleetSettings(); // fleet settings (u3-settings)
+    this.fleet =
+        new FleetAgreement(
+            this, shared != null ? shared : new LocalFleetSettings(), settings::displayName);
     b.apply(this);
+    try {
+      fleet.start();
+    } catch (IllegalStateException e) {
+      events.bus().close();
+      line.close(); // its lease and heartbeat would outlive a room never built
+      throw e;
+    }
+    sale.alsoOnSync(fleet::sync);
     if (b.admissionLog != null) { // after the name, which its genesis entry records
       setAdmissionLog(b.admissionLog);
     }
@@ -140,6 +155,7 @@ public final class WaitingRoom implements AutoCloseable {
   public void setTokenTtl(Duration ttl) {
     settings.tokenTtl = RoomSettings.tokenTtl(ttl);
     path.refresh();
+    fleet.changed("tokenTtl"); // the line's other instances adopt it
   }
 
   public Duration tokenTtl() {
@@ -163,6 +179,7 @@ public final class WaitingRoom implements AutoCloseable {
   public void setFirstPollGrace(Duration grace) {
     settings.firstPollGrace = RoomSettings.firstPollGrace(grace);
     path.refresh();
+    fleet.changed("firstPollGrace"); // the line's other instances adopt it
   }
 
   public Duration firstPollGrace() {
@@ -180,6 +197,7 @@ public final class WaitingRoom implements AutoCloseable {
   public void setOfferTimeout(Duration timeout) {
     settings.offerTimeout = RoomSettings.offerTimeout(timeout);
     path.refresh();
+    fleet.changed("offerTimeout"); // the line's other instances adopt it
   }
 
   public Duration offerTimeout() {
@@ -190,6 +208,7 @@ public final class WaitingRoom implements AutoCloseable {
   public void setMaxQueueDepth(long max) {
     settings.maxQueueDepth = RoomSettings.maxQueueDepth(max);
     path.refresh();
+    fleet.changed("maxQueueDepth"); // the line's other instances adopt it
   }
 
   public long maxQueueDepth() {
@@ -331,6 +350,7 @@ public final class WaitingRoom implements AutoCloseable {
   public void setName(String name) {
     settings.name = RoomSettings.name(name);
     web.cookieSuffix = name.isEmpty() ? "" : "_" + name;
+    fleet.changed("name"); // the line's other instances adopt it
   }
 
   public String name() {
@@ -462,6 +482,7 @@ public final class WaitingRoom implements AutoCloseable {
    */
   public void setAdmissionMode(AdmissionMode mode) {
     sessions.mode = Objects.requireNonNull(mode, "mode");
+    fleet.changed("admissionMode"); // the line's other instances adopt it
   }
 
   public AdmissionMode admissionMode() {
@@ -474,6 +495,7 @@ public final class WaitingRoom implements AutoCloseable {
    */
   public void setSessionDuration(Duration d) {
     sessions.duration = Sessions.checkDuration("sessionDuration", d, Sessions.DEFAULT_DURATION);
+    fleet.changed("sessionDuration"); // the line's other instances adopt it
   }
 
   public Duration sessionDuration() {
@@ -484,6 +506,7 @@ public final class WaitingRoom implements AutoCloseable {
   public void setSessionMaxDuration(Duration d) {
     sessions.maxDuration =
         Sessions.checkDuration("sessionMaxDuration", d, Sessions.DEFAULT_MAX_DURATION);
+    fleet.changed("sessionMaxDuration"); // the line's other instances adopt it
   }
 
   public Duration sessionMaxDuration() {

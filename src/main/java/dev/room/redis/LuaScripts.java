@@ -54,7 +54,9 @@ final class LuaScripts {
     SESSION_RENEW,
     SESSION_END,
     SESSION_SWEEP,
-    SESSION_GENERATION;
+    SESSION_GENERATION,
+    // the settings the fleet holds alike (RedisFleetSettings, u3-settings)
+    FLEET_SETTINGS;
 
     /** The op's script, relative to this package. */
     String file() {

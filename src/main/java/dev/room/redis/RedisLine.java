@@ -3,6 +3,7 @@ package dev.room.redis;
 import dev.room.TicketInfo;
 import dev.room.redis.LuaScripts.Op;
 import dev.room.spi.Controls;
+import dev.room.spi.FleetSettings;
 import dev.room.spi.JoinLedger;
 import dev.room.spi.Line;
 import dev.room.spi.LineEntry;
@@ -85,6 +86,7 @@ public final class RedisLine implements Line {
   private final Beats beats;
   private final RedisControls controls;
   private final RedisSessionStore sessions;
+  private final RedisFleetSettings fleetSettings; // fleet settings (u3-settings)
 
   private RedisLine(Builder b) {
     RoomKeys keys = new RoomKeys(b.roomId);
@@ -103,6 +105,7 @@ public final class RedisLine implements Line {
     this.beats = new Beats(scripts, lease, limits, recovery, clock, leaseTtl);
     this.controls = new RedisControls(link, keys);
     this.sessions = new RedisSessionStore(this, keys, link, clock);
+    this.fleetSettings = new RedisFleetSettings(link, keys, b.leaseTtl); // u3-settings
     this.heartbeat =
         new Heartbeat(roomId, leaseTtl / 3, b.failOpen, beats::beat, b.backgroundHeartbeat);
     heartbeat.start();
@@ -210,6 +213,12 @@ public final class RedisLine implements Line {
   @Override
   public Controls controls() {
     return controls;
+  }
+
+  /** The settings every instance on this room id holds alike, this line's lease TTL among them. */
+  @Override
+  public FleetSettings fleetSettings() {
+    return fleetSettings;
   }
 
   @Override

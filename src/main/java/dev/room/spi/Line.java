@@ -324,4 +324,12 @@ public interface Line extends AutoCloseable {
   default Optional<SessionStore> sharedSessions() {
     return Optional.empty();
   }
+
+  /**
+   * The settings every room on this line must hold alike, recorded where every instance reads them;
+   * null (the default) for a line only this process sees.
+   */
+  default FleetSettings fleetSettings() {
+    return null;
+  }
 }

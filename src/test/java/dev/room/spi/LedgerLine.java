@@ -261,6 +261,11 @@ public final class LedgerLine implements Line {
   }
 
   @Override
+  public FleetSettings fleetSettings() {
+    return line.fleetSettings();
+  }
+
+  @Override
   public boolean tryEnter() {
     return line.tryEnter();
   }

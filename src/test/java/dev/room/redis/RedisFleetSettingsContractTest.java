@@ -1,0 +1,73 @@
+package dev.room.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.room.FakeClock;
+import dev.room.spi.FleetSettings;
+import dev.room.spi.FleetSettingsContractTest;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The fleet settings' contract in Redis: each handle is another instance's line on one room. */
+class RedisFleetSettingsContractTest extends FleetSettingsContractTest {
+  private static RedisServer redis;
+  private final FakeClock clock = new FakeClock();
+  private final List<RedisLine> lines = new ArrayList<>();
+  private final Map<FleetSettings, String> rooms = new IdentityHashMap<>();
+
+  @BeforeAll
+  static void startRedis() throws IOException {
+    redis = RedisServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() throws IOException {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @AfterEach
+  void closeLines() {
+    lines.forEach(RedisLine::close);
+  }
+
+  private FleetSettings open(String room, Duration leaseTtl) {
+    RedisLine l =
+        RedisLine.builder(redis.uri(), room)
+            .clock(clock)
+            .leaseTtl(leaseTtl)
+            .manualHeartbeat()
+            .build();
+    lines.add(l);
+    FleetSettings s = l.fleetSettings();
+    rooms.put(s, room);
+    return s;
+  }
+
+  @Override
+  protected FleetSettings newStore() {
+    return open("fleet-" + UUID.randomUUID(), Duration.ofMinutes(10));
+  }
+
+  @Override
+  protected FleetSettings sameStore(FleetSettings s) {
+    return open(rooms.get(s), Duration.ofMinutes(10));
+  }
+
+  @Test
+  void theLineBringsItsLeaseTtl() {
+    assertEquals(
+        Map.of("leaseTtl", "PT7S"),
+        open("fleet-" + UUID.randomUUID(), Duration.ofSeconds(7)).own());
+  }
+}
