@@ -593,6 +593,16 @@ public final class WaitingRoom implements AutoCloseable {
     return joinGuard.joinChallenge();
   }
 
+  // ── Redis lost the room (u3-settings) ──
+  /**
+   * How often the line's shared store (Redis) was found to have lost the room's state, waiting
+   * visitors' places with it (they join again as new arrivals); logged each time. 0 in memory.
+   */
+  public long stateLosses() {
+    return line.stateLosses();
+  }
+
+  // ── end of Redis lost the room ──
   /** Arrivals refused a ticket by the join limit, since the room started. */
   public long joinsRefused() {
     return joinGuard.joinsRefused();

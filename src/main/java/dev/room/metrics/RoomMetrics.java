@@ -26,9 +26,10 @@ import java.util.function.ToDoubleFunction;
  * WaitingRoom#liveQueueDepth()}), {@value #UTILIZATION}, {@value #UTILIZATION_SMOOTHED}, {@value
  * #ADMISSION_RATE} ({@link WaitingRoom#measuredAdmissionRate()}) and {@value #MODE}: one gauge per
  * {@link RoomMode}, tagged {@code mode} ({@code open}, {@code passthrough}, …), reading 1 for the
- * room's mode and 0 for the others, so a gate switched off shows on a dashboard. One counter,
- * {@value #EVENTS}, tagged {@code event} with the lower-case {@link Event} name ({@code enter},
- * {@code queue}, {@code evict}, …). In Prometheus these read {@code room_in_flight}, {@code
+ * room's mode and 0 for the others, so a gate switched off shows on a dashboard. Counters: {@value
+ * #STATE_LOSSES} (a Redis that lost the room, {@link WaitingRoom#stateLosses()}), and {@value
+ * #EVENTS}, tagged {@code event} with the lower-case {@link Event} name ({@code enter}, {@code
+ * queue}, {@code evict}, …). In Prometheus these read {@code room_in_flight}, {@code
  * room_events_total{event="enter"}} and so on.
  *
  * <p>The counters are fed by handlers added with {@link WaitingRoom#on}, so they run on the room's
@@ -70,6 +71,12 @@ public final class RoomMetrics implements MeterBinder {
 
   /** Counter: proof-of-work solutions refused (forged, expired, wrong or replayed). */
   public static final String CHALLENGES_REFUSED = "room.challenges.refused";
+
+  /**
+   * Counter: times the line's shared store (Redis) lost the room's state, the waiting visitors'
+   * places with it ({@link WaitingRoom#stateLosses()}).
+   */
+  public static final String STATE_LOSSES = "room.state.losses";
 
   /** Counter of events, tagged {@code event}. */
   public static final String EVENTS = "room.events";
@@ -128,6 +135,10 @@ public final class RoomMetrics implements MeterBinder {
         .register(registry);
     FunctionCounter.builder(CHALLENGES_REFUSED, room, WaitingRoom::challengesRefused)
         .description("Proof-of-work solutions refused")
+        .tags(tags)
+        .register(registry);
+    FunctionCounter.builder(STATE_LOSSES, room, WaitingRoom::stateLosses)
+        .description("Times the line's shared store lost the room's state, the line with it")
         .tags(tags)
         .register(registry);
     for (Event e : Event.values()) {

@@ -380,6 +380,7 @@ public final class RedisLine implements Line {
    * How often this instance found that Redis had lost the room's state (a restart without
    * persistence); the line was lost each time, the capacity and running requests re-established.
    */
+  @Override
   public long stateLosses() {
     return recovery.losses();
   }

@@ -332,4 +332,13 @@ public interface Line extends AutoCloseable {
   default FleetSettings fleetSettings() {
     return null;
   }
+
+  /**
+   * How often this instance found that the line's store had lost the room's state (a Redis restart
+   * without persistence), the waiting clients' places with it; 0 (the default) for a line that
+   * cannot lose it while the process runs.
+   */
+  default long stateLosses() {
+    return 0;
+  }
 }

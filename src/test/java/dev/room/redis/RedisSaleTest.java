@@ -187,7 +187,9 @@ class RedisSaleTest {
     a.setAnnouncement("Back soon");
     RedisLine lineC =
         RedisLine.builder(redis.uri(), id).clock(clock).leaseTtl(Duration.ofMinutes(10)).build();
-    try (WaitingRoom c = WaitingRoom.builder().line(lineC).clock(clock).build()) {
+    // built alike (the fleet's token TTL), as every instance on one line must be
+    try (WaitingRoom c =
+        WaitingRoom.builder().line(lineC).clock(clock).tokenTtl(Duration.ofHours(1)).build()) {
       assertEquals(RoomMode.PAUSED, c.mode());
       assertEquals("Back soon", c.announcement());
       assertFalse(lineC.tryEnter());

@@ -266,6 +266,11 @@ public final class LedgerLine implements Line {
   }
 
   @Override
+  public long stateLosses() {
+    return line.stateLosses();
+  }
+
+  @Override
   public boolean tryEnter() {
     return line.tryEnter();
   }
