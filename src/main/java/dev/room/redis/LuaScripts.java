@@ -54,7 +54,10 @@ final class LuaScripts {
     SESSION_RENEW,
     SESSION_END,
     SESSION_SWEEP,
-    SESSION_GENERATION;
+    SESSION_GENERATION,
+    // the pre-sale and the fleet's health window (u2-sale)
+    PRESALE,
+    HEALTH;
 
     /** The op's script, relative to this package. */
     String file() {
@@ -76,7 +79,8 @@ final class LuaScripts {
           "lib/retire.lua",
           "lib/lease.lua",
           "lib/reply.lua",
-          "lib/sessions.lua");
+          "lib/sessions.lua",
+          "lib/draw.lua");
 
   private final Map<Op, String> sources = new EnumMap<>(Op.class);
   private final Map<Op, String> shas = new EnumMap<>(Op.class);
