@@ -94,6 +94,8 @@ final class Sale {
   private volatile double admissionRate;
   private volatile Presale presale;
   private volatile CapacityController controller;
+  private volatile FleetCapacity fleetCapacity; // the adaptive controller, deciding for the fleet
+  private final dev.room.spi.HealthWindow health; // the fleet's, or null on a line of one room
   private final Controls controls;
   private final PresaleStore presales;
   private final boolean shared; // the line is shared: its pre-sale is the fleet's
@@ -123,6 +125,7 @@ final class Sale {
     PresaleStore p = line.presales();
     this.presales = p != null ? p : new LocalPresaleStore(line);
     this.shared = p != null;
+    this.health = line.healthWindow();
   }
 
   /** Sets the line's allowance from the settings; called once the room is built. */
@@ -203,6 +206,8 @@ final class Sale {
   }
 
   void setCapacityController(CapacityController c) {
+    fleetCapacity =
+        c instanceof AdaptiveCapacity a && health != null ? new FleetCapacity(a, health) : null;
     controller = c;
   }
 
@@ -328,10 +333,14 @@ final class Sale {
     if (c == null) {
       return;
     }
+    FleetCapacity f = fleetCapacity;
     int capacity = line.capacity();
     int wanted;
     try {
-      wanted = c.onSample(now, latencyMillis, failed, inFlight, capacity);
+      wanted =
+          f != null && c == f.controller()
+              ? f.onSample(now, latencyMillis, failed, inFlight, capacity)
+              : c.onSample(now, latencyMillis, failed, inFlight, capacity);
     } catch (Throwable e) { // user code: anything it throws is caught
       userCode.failed(displayName.get(), "capacity controller", e);
       return;

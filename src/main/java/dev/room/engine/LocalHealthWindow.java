@@ -1,7 +1,6 @@
 package dev.room.engine;
 
 import dev.room.spi.HealthWindow;
-import java.util.Arrays;
 
 /**
  * The window of a line only one room uses: held in this process, fed one sample at a time without
@@ -12,6 +11,7 @@ public final class LocalHealthWindow implements HealthWindow {
   private long[] latencies = new long[0];
   private boolean open;
   private long start;
+  private int written; // latencies written into the ring this window
   private int count;
   private int errors;
   private int peak;
@@ -25,11 +25,10 @@ public final class LocalHealthWindow implements HealthWindow {
     ring(rule);
     open(now);
     for (long l : s.latencies()) {
-      latencies[count % latencies.length] = Math.max(0, l);
-      count++;
+      latencies[written++ % latencies.length] = Math.max(0, l);
     }
     // A batch may carry fewer latencies than requests (the rule keeps only the most recent).
-    count += s.count() - s.latencies().length;
+    count += s.count();
     errors += s.errors();
     peak = Math.max(peak, s.peakInFlight());
     return closeIfDue(now, rule);
@@ -40,7 +39,7 @@ public final class LocalHealthWindow implements HealthWindow {
       long latencyMillis, boolean failed, int inFlight, long now, Rule rule) {
     ring(rule);
     open(now);
-    latencies[count % latencies.length] = Math.max(0, latencyMillis);
+    latencies[written++ % latencies.length] = Math.max(0, latencyMillis);
     count++;
     if (failed) {
       errors++;
@@ -72,19 +71,19 @@ public final class LocalHealthWindow implements HealthWindow {
     if (age < rule.maxWindowMillis() && (age < rule.windowMillis() || count < rule.minSamples())) {
       return null;
     }
-    int n = Math.min(count, latencies.length);
+    int n = Math.min(written, latencies.length);
     long[] kept = new long[n];
     // The ring's oldest first: it starts at the slot the next sample would take.
-    int from = count > latencies.length ? count % latencies.length : 0;
+    int from = written > latencies.length ? written % latencies.length : 0;
     for (int i = 0; i < n; i++) {
       kept[i] = latencies[(from + i) % latencies.length];
     }
-    Closed c = new Closed(start, count, errors, peak, kept, state);
+    Closed c = new Closed(start, count, errors, peak, kept, state, -1);
     open = false;
+    written = 0;
     count = 0;
     errors = 0;
     peak = 0;
-    Arrays.fill(latencies, 0);
     return c;
   }
 }

@@ -41,9 +41,9 @@ final class RedisHealthWindow implements HealthWindow {
     if ((Long) r.get(0) == 0) {
       return null;
     }
-    long[] kept = new long[r.size() - 7];
+    long[] kept = new long[r.size() - 8];
     for (int i = 0; i < kept.length; i++) {
-      kept[i] = (Long) r.get(7 + i);
+      kept[i] = (Long) r.get(8 + i);
     }
     return new Closed(
         (Long) r.get(1),
@@ -51,7 +51,8 @@ final class RedisHealthWindow implements HealthWindow {
         (int) (long) (Long) r.get(3),
         (int) (long) (Long) r.get(4),
         kept,
-        (Long) r.get(5) == 1 ? (String) r.get(6) : null);
+        (Long) r.get(5) == 1 ? (String) r.get(6) : null,
+        (int) (long) (Long) r.get(7));
   }
 
   @Override

@@ -33,9 +33,17 @@ public interface HealthWindow {
    * @param peakInFlight the most requests in flight seen at a finish
    * @param latencies the most recent latencies, at most the rule's kept, most recent last
    * @param state what the last decision saved ({@link #save}), or null before the first
+   * @param capacity the line's capacity as the store holds it when the window closed, or -1 where
+   *     the window does not keep it (the decision then starts from the capacity the caller knows)
    */
   record Closed(
-      long start, int count, int errors, int peakInFlight, long[] latencies, String state) {}
+      long start,
+      int count,
+      int errors,
+      int peakInFlight,
+      long[] latencies,
+      String state,
+      int capacity) {}
 
   /**
    * Adds {@code samples} at {@code now}; the first sample of a window opens it. When the window is

@@ -7,7 +7,8 @@
 -- ARGV[1]:
 --   add, now, windowMillis, minSamples, maxWindowMillis, kept, count, errors, peak, latency...:
 --     returns {0} while the window stays open; when it is due, closes it and returns
---     {1, start, n, errors, peak, has state (1/0), state, latency...}
+--     {1, start, n, errors, peak, has state (1/0), state, capacity (meta's cap; -1 if none),
+--     latency...}
 --   save, state
 if ARGV[1] == 'save' then
   redis.call('HSET', META, 'h:state', ARGV[2])
@@ -46,7 +47,8 @@ if age < maxwin and (age < window or n < min) then
 end
 redis.call('HDEL', META, 'h:open', 'h:start', 'h:n', 'h:err', 'h:peak', 'h:lat')
 local state = redis.call('HGET', META, 'h:state')
-local out = {1, start, n, err, top, state and 1 or 0, state or ''}
+local cap = tonumber(redis.call('HGET', META, 'cap')) or -1
+local out = {1, start, n, err, top, state and 1 or 0, state or '', cap}
 for i = 1, #lat do
   out[#out + 1] = lat[i]
 end
