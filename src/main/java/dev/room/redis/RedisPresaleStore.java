@@ -8,7 +8,8 @@ import java.util.function.IntFunction;
 /**
  * The pre-sale in the room's meta hash in Redis ({@code ops/presale.lua}), shared by every instance
  * on the line. The draw and its record are one script, so it happens once for the fleet whoever
- * calls it.
+ * calls it. The seed sits in Redis from the schedule on (any instance may be the one to draw):
+ * whoever can read the room's keys can read it before the draw.
  */
 final class RedisPresaleStore implements PresaleStore {
   private final RedisLink link;
