@@ -192,4 +192,34 @@ class PresaleFleetTest {
     room(1).evictExpired();
     assertEquals(late.presaleSeed(), room(1).presaleSeed());
   }
+
+  /**
+   * Redis restarted without persistence: the pre-sale is lost with the room, and the fleet sets it
+   * again, with its seed, at its next sync, so the commitment published still holds.
+   */
+  @Test
+  void aPresaleRedisLostIsSetAgainByTheFleetWithItsSeed() throws Exception {
+    Instant opens = clock.instant().plus(Duration.ofMinutes(5));
+    room(1).schedulePresale(opens);
+    String hash = room(1).presaleSeedHash();
+    aSecondPasses();
+    redis.stop();
+    redis.restartEmpty();
+    for (RedisLine l : lines) {
+      RedisLeaseTest.awaitReconnect(l);
+    }
+    aSecondPasses();
+    WaitingRoom late = join(0, null);
+    assertEquals(Optional.of(opens), late.presaleOpensAt(), "in Redis again");
+    assertEquals(hash, late.presaleSeedHash(), "with the seed committed to");
+    List<String> arrivals = arrive(3);
+    clock.advance(Duration.ofMinutes(5));
+    rooms.forEach(WaitingRoom::evictExpired);
+    String seed = late.presaleSeed().orElseThrow();
+    assertEquals(hash, PresaleDraw.sha256Hex(HexFormat.of().parseHex(seed)));
+    for (WaitingRoom r : rooms) {
+      assertEquals(Optional.of(seed), r.presaleSeed());
+    }
+    assertEquals(arrivals.size(), queue().size());
+  }
 }
