@@ -1,5 +1,7 @@
 package dev.room;
 
+import dev.room.engine.LocalHealthWindow;
+import dev.room.spi.HealthWindow;
 import java.util.Arrays;
 
 /**
@@ -12,7 +14,14 @@ import java.util.Arrays;
  * windows close to it, and replaced by a higher one only when it has gone unconfirmed for {@value
  * #STALE_BASELINE_MILLIS} ms and the window ran at no more capacity than the baseline's: the
  * application itself got slower, not busier. Raising it on a busier window would let the baseline
- * creep up with the load it is meant to limit. All state is guarded by this object's monitor.
+ * creep up with the load it is meant to limit.
+ *
+ * <p>The window is a {@link HealthWindow} and the decision's state (baseline, runs of troubled and
+ * healthy windows) is saved in it after every decision, so the same rule runs on this room's own
+ * window ({@link LocalHealthWindow}, fed sample by sample) and on a window a fleet shares ({@link
+ * FleetCapacity}): whichever instance's sample closes the shared window decides, from everyone's
+ * samples and the state the previous decision saved. Decisions are serialised on this object's
+ * monitor; a window closes at most once a {@value #WINDOW_MILLIS} ms, so two never overlap.
  */
 final class AdaptiveCapacity implements CapacityController {
   static final long WINDOW_MILLIS = 1000;
@@ -32,19 +41,13 @@ final class AdaptiveCapacity implements CapacityController {
   static final double BUSY = 0.8;
   static final long STALE_BASELINE_MILLIS = 60_000;
 
+  /** When a window closes. */
+  static final HealthWindow.Rule RULE =
+      new HealthWindow.Rule(WINDOW_MILLIS, MIN_SAMPLES, MAX_WINDOW_MILLIS, KEPT);
+
   private final int min;
   private final int max;
-  private final long[] latencies = new long[KEPT];
-  private long windowStart;
-  private boolean windowOpen;
-  private int samples;
-  private int errors;
-  private int peakInFlight;
-  private double baseline = Double.NaN;
-  private long baselineAt;
-  private int baselineCapacity;
-  private int troubled;
-  private int healthy;
+  private final LocalHealthWindow window = new LocalHealthWindow();
 
   AdaptiveCapacity(int min, int max) {
     if (min < 1 || max < min) {
@@ -56,83 +59,115 @@ final class AdaptiveCapacity implements CapacityController {
   }
 
   @Override
-  public synchronized int onSample(
-      long now, long latencyMillis, boolean failed, int inFlight, int capacity) {
-    int c = clamp(capacity);
-    if (!windowOpen) {
-      windowOpen = true;
-      windowStart = now;
-    }
-    latencies[samples % KEPT] = Math.max(0, latencyMillis);
-    samples++;
-    if (failed) {
-      errors++;
-    }
-    peakInFlight = Math.max(peakInFlight, inFlight);
-    long age = now - windowStart;
-    if (age < MAX_WINDOW_MILLIS && (age < WINDOW_MILLIS || samples < MIN_SAMPLES)) {
-      return c;
-    }
-    return judge(now, c);
+  public int onSample(long now, long latencyMillis, boolean failed, int inFlight, int capacity) {
+    HealthWindow.Closed w = window.add(latencyMillis, failed, inFlight, now, RULE);
+    return w == null ? clamp(capacity) : decide(w, now, capacity, window);
   }
 
-  /** Closes the window: the capacity its median latency and error rate call for. */
-  private int judge(long now, int c) {
-    long[] kept = Arrays.copyOf(latencies, Math.min(samples, KEPT));
-    Arrays.sort(kept);
-    double median = Math.max(1, kept[kept.length / 2]);
-    double errorRate = (double) errors / samples;
-    boolean busy = peakInFlight >= BUSY * c;
-    windowOpen = false;
-    samples = 0;
-    errors = 0;
-    peakInFlight = 0;
-
-    if (Double.isNaN(baseline) || median <= baseline) {
-      rebase(median, now, c);
-    } else if (median <= HEALTHY_LATENCY * baseline) {
-      baselineAt = now;
-    } else if (now - baselineAt >= STALE_BASELINE_MILLIS && c <= baselineCapacity) {
-      rebase(median, now, c);
-    }
-
-    if (errorRate >= SERIOUS_ERRORS) {
-      troubled = 0;
-      healthy = 0;
-      return clamp((int) (c * SERIOUS_CUT));
-    }
-    if (errorRate >= TROUBLE_ERRORS || median > TROUBLE_LATENCY * baseline) {
-      healthy = 0;
-      if (++troubled < TROUBLED_WINDOWS) {
-        return c;
-      }
-      troubled = 0;
-      return clamp((int) (c * CUT));
-    }
-    troubled = 0;
-    if (errorRate < HEALTHY_ERRORS && median <= HEALTHY_LATENCY * baseline && busy) {
-      if (++healthy < HEALTHY_WINDOWS) {
-        return c;
-      }
-      healthy = 0;
-      return clamp(c + Math.max(1, (int) Math.round(c * GROWTH)));
-    }
-    healthy = 0;
+  /**
+   * Closes the books on window {@code w}, closed at {@code now}: the capacity its median latency
+   * and error rate call for, from the state the previous decision saved in {@code store}, where
+   * this one's state is saved in turn.
+   */
+  synchronized int decide(HealthWindow.Closed w, long now, int capacity, HealthWindow store) {
+    State s = State.parse(w.state());
+    int c = judge(s, w, now, clamp(w.capacity() >= 1 ? w.capacity() : capacity));
+    store.save(s.toString());
     return c;
   }
 
-  private void rebase(double median, long now, int c) {
-    baseline = median;
-    baselineAt = now;
-    baselineCapacity = c;
+  private int judge(State s, HealthWindow.Closed w, long now, int c) {
+    long[] kept = w.latencies().length == 0 ? new long[] {0} : w.latencies().clone();
+    Arrays.sort(kept);
+    double median = Math.max(1, kept[kept.length / 2]);
+    int samples = Math.max(1, w.count());
+    double errorRate = (double) w.errors() / samples;
+    boolean busy = w.peakInFlight() >= BUSY * c;
+
+    if (Double.isNaN(s.baseline) || median <= s.baseline) {
+      s.rebase(median, now, c);
+    } else if (median <= HEALTHY_LATENCY * s.baseline) {
+      s.baselineAt = now;
+    } else if (now - s.baselineAt >= STALE_BASELINE_MILLIS && c <= s.baselineCapacity) {
+      s.rebase(median, now, c);
+    }
+
+    if (errorRate >= SERIOUS_ERRORS) {
+      s.troubled = 0;
+      s.healthy = 0;
+      return clamp((int) (c * SERIOUS_CUT));
+    }
+    if (errorRate >= TROUBLE_ERRORS || median > TROUBLE_LATENCY * s.baseline) {
+      s.healthy = 0;
+      if (++s.troubled < TROUBLED_WINDOWS) {
+        return c;
+      }
+      s.troubled = 0;
+      return clamp((int) (c * CUT));
+    }
+    s.troubled = 0;
+    if (errorRate < HEALTHY_ERRORS && median <= HEALTHY_LATENCY * s.baseline && busy) {
+      if (++s.healthy < HEALTHY_WINDOWS) {
+        return c;
+      }
+      s.healthy = 0;
+      return clamp(c + Math.max(1, (int) Math.round(c * GROWTH)));
+    }
+    s.healthy = 0;
+    return c;
   }
 
-  private int clamp(int c) {
+  int clamp(int c) {
     return Math.max(min, Math.min(max, c));
   }
 
   @Override
   public String toString() {
     return "CapacityController.adaptive(" + min + ", " + max + ")";
+  }
+
+  /**
+   * What one decision leaves the next: the baseline (NaN until the first window), when it was last
+   * confirmed and at what capacity, and the runs of troubled and healthy windows. Saved as five
+   * words; anything unreadable starts afresh.
+   */
+  static final class State {
+    double baseline = Double.NaN;
+    long baselineAt;
+    int baselineCapacity;
+    int troubled;
+    int healthy;
+
+    static State parse(String saved) {
+      State s = new State();
+      if (saved == null) {
+        return s;
+      }
+      String[] w = saved.split(" ");
+      if (w.length != 5) {
+        return s;
+      }
+      try {
+        s.baseline = Double.parseDouble(w[0]);
+        s.baselineAt = Long.parseLong(w[1]);
+        s.baselineCapacity = Integer.parseInt(w[2]);
+        s.troubled = Integer.parseInt(w[3]);
+        s.healthy = Integer.parseInt(w[4]);
+      } catch (NumberFormatException e) {
+        return new State();
+      }
+      return s;
+    }
+
+    void rebase(double median, long now, int c) {
+      baseline = median;
+      baselineAt = now;
+      baselineCapacity = c;
+    }
+
+    @Override
+    public String toString() {
+      return baseline + " " + baselineAt + " " + baselineCapacity + " " + troubled + " " + healthy;
+    }
   }
 }

@@ -3,10 +3,12 @@ package dev.room;
 import dev.room.engine.AdmissionMeter;
 import dev.room.engine.AdmissionPacer;
 import dev.room.engine.LocalControls;
+import dev.room.engine.LocalPresaleStore;
 import dev.room.engine.PresaleDraw;
 import dev.room.spi.Controls;
 import dev.room.spi.Line;
 import dev.room.spi.LineUnavailableException;
+import dev.room.spi.PresaleStore;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,6 +37,13 @@ import org.slf4j.LoggerFactory;
  * made elsewhere (no event: the event belongs to the instance where the change was made). Settings
  * given while the room is being built seed the controls only where the fleet has none, so an
  * instance that restarts joins the fleet as it is. A line without controls keeps them here.
+ *
+ * <p>The pre-sale (schedule, seed, draw) is the line's {@link PresaleStore} in the same way: set on
+ * any instance, adopted by the others at their next sync, and drawn once for the fleet by the first
+ * room whose request path reaches the opening (the store draws and records it in one step; the
+ * others adopt the result). The capacity controller {@link CapacityController#adaptive} on a line
+ * with a {@link dev.room.spi.HealthWindow} decides from every instance's samples ({@link
+ * FleetCapacity}); any other controller decides from this instance's.
  */
 final class Sale {
   private static final Logger LOG = LoggerFactory.getLogger(WaitingRoom.class);
@@ -85,7 +94,12 @@ final class Sale {
   private volatile double admissionRate;
   private volatile Presale presale;
   private volatile CapacityController controller;
+  private volatile FleetCapacity fleetCapacity; // the adaptive controller, deciding for the fleet
+  private final dev.room.spi.HealthWindow health; // the fleet's, or null on a line of one room
   private final Controls controls;
+  private final PresaleStore presales;
+  private final boolean shared; // the line is shared: its pre-sale is the fleet's
+  private long presaleSeen; // the pre-sale's version this room is in step with; under the monitor
   private final AtomicLong nextSync = new AtomicLong(Long.MIN_VALUE);
   private volatile long seen; // the controls' version this room is in step with
   private boolean building = true; // until start: settings seed the fleet's, never replace them
@@ -108,6 +122,10 @@ final class Sale {
     this.pacer = new AdmissionPacer(line);
     Controls shared = line.controls();
     this.controls = shared != null ? shared : new LocalControls();
+    PresaleStore p = line.presales();
+    this.presales = p != null ? p : new LocalPresaleStore(line);
+    this.shared = p != null;
+    this.health = line.healthWindow();
   }
 
   /** Sets the line's allowance from the settings; called once the room is built. */
@@ -188,6 +206,8 @@ final class Sale {
   }
 
   void setCapacityController(CapacityController c) {
+    fleetCapacity =
+        c instanceof AdaptiveCapacity a && health != null ? new FleetCapacity(a, health) : null;
     controller = c;
   }
 
@@ -197,14 +217,25 @@ final class Sale {
 
   // ── The pre-sale lottery ───────────────────────────────────────────────
 
+  /**
+   * Schedules, moves or (null) cancels the pre-sale for the fleet. While the room is being built a
+   * pre-sale the fleet already has stays as it is: a restarting instance joins it.
+   */
   synchronized void schedulePresale(Instant opensAt, long now) {
+    adopt(now);
     Presale p = presale;
+    if (building && p != null && shared) {
+      return;
+    }
     if (opensAt == null) {
       if (p != null && p.drawn()) {
         throw new IllegalStateException("the pre-sale draw already took place");
       }
+      if (adoptPresale(presales.cancel()) && presale != null) {
+        throw new IllegalStateException("the pre-sale draw already took place");
+      }
       presale = null;
-      adoptAndGate(now);
+      applyGate(now);
       return;
     }
     long at = opensAt.toEpochMilli();
@@ -217,9 +248,16 @@ final class Sale {
     if (at <= now) {
       throw new IllegalArgumentException("opensAt must be in the future, was " + opensAt);
     }
-    presale = p == null ? Presale.schedule(at) : p.reschedule(at);
-    events.journal().note("presale", presale.seedHash());
-    adoptAndGate(now);
+    byte[] seed = p == null ? PresaleDraw.newSeed() : p.seed();
+    PresaleStore.State s = presales.schedule(at, PresaleDraw.hex(seed));
+    adoptPresale(s);
+    if (s.drawn()) {
+      throw new IllegalStateException("the pre-sale draw already took place");
+    }
+    if (p == null || !p.seedHash().equals(presale.seedHash())) {
+      events.journal().note("presale", presale.seedHash());
+    }
+    applyGate(now);
   }
 
   String presaleSeedHash() {
@@ -246,8 +284,14 @@ final class Sale {
    * is restored, so a pending draw holds the restored line; the room ticks once the line is in.
    */
   synchronized void restorePresale(Presale p, long now) {
+    adopt(now);
+    PresaleStore.State s =
+        p == null
+            ? presales.replace(0, null, false, 0)
+            : presales.replace(p.opensAt(), PresaleDraw.hex(p.seed()), p.drawn(), p.group());
+    presaleSeen = s.version();
     presale = p;
-    adoptAndGate(now);
+    applyGate(now);
   }
 
   /** Whether the pre-sale's arrivals still wait for their draw. */
@@ -297,10 +341,14 @@ final class Sale {
     if (c == null) {
       return;
     }
+    FleetCapacity f = fleetCapacity;
     int capacity = line.capacity();
     int wanted;
     try {
-      wanted = c.onSample(now, latencyMillis, failed, inFlight, capacity);
+      wanted =
+          f != null && c == f.controller()
+              ? f.onSample(now, latencyMillis, failed, inFlight, capacity)
+              : c.onSample(now, latencyMillis, failed, inFlight, capacity);
     } catch (Throwable e) { // user code: anything it throws is caught
       userCode.failed(displayName.get(), "capacity controller", e);
       return;
@@ -420,17 +468,6 @@ final class Sale {
 
   // ── Shared controls ────────────────────────────────────────────────────
 
-  /**
-   * Applies the gate after a change that is this room's own (its pre-sale), under the fleet's mode
-   * and rate as they are now: the gate lifts or sets the line's hold for every instance, so a room
-   * that had not yet heard of another's pause (or resume) must not apply its stale mode. Caller
-   * holds the monitor.
-   */
-  private void adoptAndGate(long now) {
-    adopt(now);
-    applyGate(now);
-  }
-
   private String sharedMode;
   private String sharedAnnouncement;
   private String sharedRate;
@@ -443,7 +480,13 @@ final class Sale {
     } catch (LineUnavailableException e) {
       return; // the settings in force stay; the next sync reads again
     }
-    if (s.version() != seen) {
+    PresaleStore.State p;
+    try {
+      p = presales.read();
+    } catch (LineUnavailableException e) {
+      p = null;
+    }
+    if (s.version() != seen || (p != null && p.version() != presaleSeen)) {
       synchronized (this) {
         // Read again under the monitor: a setter on this room may have written since the read
         // above, and adopting that older read would undo it.
@@ -459,10 +502,57 @@ final class Sale {
   private boolean adopt(long now) {
     try {
       adopt(controls.read(), now);
-      return true;
     } catch (LineUnavailableException e) {
       return false;
     }
+    try {
+      if (adoptPresale(presales.read())) {
+        applyGate(now);
+      }
+    } catch (LineUnavailableException e) {
+      // the pre-sale in force stays; the next sync reads again
+    }
+    return true;
+  }
+
+  /**
+   * Adopts the fleet's pre-sale, if it changed; caller holds the monitor. Returns whether this
+   * room's pre-sale changed. A version gone back means the store lost it (Redis lost the room):
+   * this room's pre-sale is the fleet's again.
+   */
+  private boolean adoptPresale(PresaleStore.State s) {
+    if (s.version() == presaleSeen) {
+      return false;
+    }
+    Presale p = presale;
+    if (s.version() < presaleSeen) {
+      PresaleStore.State again =
+          p == null
+              ? presales.replace(0, null, false, 0)
+              : presales.replace(p.opensAt(), PresaleDraw.hex(p.seed()), p.drawn(), p.group());
+      presaleSeen = again.version();
+      return false;
+    }
+    presaleSeen = s.version();
+    byte[] seed = s.scheduled() ? PresaleDraw.unhex(s.seed()) : null;
+    Presale next = seed == null ? null : new Presale(s.opensAt(), seed, s.drawn(), s.group());
+    if (java.util.Objects.equals(next, p)) {
+      return false;
+    }
+    presale = next;
+    if (next != null && !next.drawn() && (p == null || !p.seedHash().equals(next.seedHash()))) {
+      events.journal().note("presale", next.seedHash()); // the commitment, in this room's log too
+    }
+    if (next != null && next.drawn() && (p == null || !p.drawn())) {
+      LOG.info(
+          "room {}: pre-sale drawn on another instance: {} arrivals placed at random; seed {}"
+              + " (SHA-256 {})",
+          displayName.get(),
+          next.group(),
+          PresaleDraw.hex(next.seed()),
+          next.seedHash());
+    }
+    return true;
   }
 
   private void adopt(Controls.Settings s, long now) {
@@ -540,6 +630,10 @@ final class Sale {
     }
   }
 
+  /**
+   * The draw, once for the fleet: the store draws only for the first room to ask at or after the
+   * opening; every other room adopts the result.
+   */
   private void draw(long now) {
     int n;
     Presale p;
@@ -549,10 +643,31 @@ final class Sale {
         return;
       }
       byte[] seed = p.seed();
-      events.journal().note("reveal", PresaleDraw.hex(seed));
-      n = line.drawPresale(size -> PresaleDraw.order(seed, size), now);
-      presale = p.afterDraw(n);
-      adoptAndGate(now);
+      String hex = PresaleDraw.hex(seed);
+      boolean[] revealed = {false};
+      try {
+        n =
+            presales.draw(
+                now,
+                hex,
+                size -> {
+                  if (!revealed[0]) {
+                    revealed[0] = true;
+                    events.journal().note("reveal", hex);
+                  }
+                  return PresaleDraw.order(seed, size);
+                });
+        if (n >= 0) {
+          presale = p.afterDraw(n);
+        }
+        adopt(now); // the fleet's result when another room drew (or moved the opening)
+      } catch (LineUnavailableException e) {
+        return; // still pending: the next request after the line is back draws
+      }
+      applyGate(now);
+    }
+    if (n < 0) {
+      return;
     }
     LOG.info(
         "room {}: pre-sale draw: {} arrivals placed at random; seed {} (SHA-256 {})",

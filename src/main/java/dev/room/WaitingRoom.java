@@ -433,6 +433,11 @@ public final class WaitingRoom implements AutoCloseable {
    * shows the draw. Promoted and ranked clients keep their place; clients tied into a drawn place
    * stay ahead of whoever draws it. The draw survives export and import and is never run twice.
    *
+   * <p>On a shared line (several instances on one Redis room) the pre-sale is the fleet's: set,
+   * moved or cancelled on any instance, it is in force on all within about a second, with one seed,
+   * and drawn exactly once, by the first instance to pass by at or after the opening. An instance
+   * started during a pre-sale joins it; its own schedule is then ignored.
+   *
    * @throws IllegalArgumentException when {@code opensAt} is not in the future
    * @throws IllegalStateException when the draw already took place at another time
    */
@@ -464,7 +469,10 @@ public final class WaitingRoom implements AutoCloseable {
    * Lets {@code controller} set the capacity from the health of the gated requests (their latency
    * and failures, measured by the filter on the room's clock); {@code null} turns it off (the
    * default). See {@link CapacityController#adaptive(int, int)}. While one is on, it overrides
-   * {@link #setCapacity} from its next decision.
+   * {@link #setCapacity} from its next decision. On a shared line, {@link
+   * CapacityController#adaptive} decides once a window for the fleet, from every instance's samples
+   * (give every instance the same bounds); any other controller decides from this instance's own
+   * requests, and its decisions set the fleet's capacity all the same.
    */
   public void setCapacityController(CapacityController controller) {
     sale.setCapacityController(controller);

@@ -56,7 +56,10 @@ final class LuaScripts {
     SESSION_SWEEP,
     SESSION_GENERATION,
     // the settings the fleet holds alike (RedisFleetSettings, u3-settings)
-    FLEET_SETTINGS;
+    FLEET_SETTINGS,
+    // the pre-sale and the fleet's health window (u2-sale)
+    PRESALE,
+    HEALTH;
 
     /** The op's script, relative to this package. */
     String file() {
@@ -78,7 +81,8 @@ final class LuaScripts {
           "lib/retire.lua",
           "lib/lease.lua",
           "lib/reply.lua",
-          "lib/sessions.lua");
+          "lib/sessions.lua",
+          "lib/draw.lua");
 
   private final Map<Op, String> sources = new EnumMap<>(Op.class);
   private final Map<Op, String> shas = new EnumMap<>(Op.class);

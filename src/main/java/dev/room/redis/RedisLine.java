@@ -221,6 +221,19 @@ public final class RedisLine implements Line {
     return fleetSettings;
   }
 
+  // pre-sale and health-driven capacity across the fleet (u2-sale)
+  /** The pre-sale in Redis: every instance on this room id shares it and its one draw. */
+  @Override
+  public dev.room.spi.PresaleStore presales() {
+    return new RedisPresaleStore(link, scripts.keys());
+  }
+
+  /** The window of request samples in Redis: every instance on this room id feeds it. */
+  @Override
+  public dev.room.spi.HealthWindow healthWindow() {
+    return new RedisHealthWindow(link, scripts.keys());
+  }
+
   @Override
   public int drawPresale(IntFunction<int[]> order, long now) {
     return management.drawPresale(order);

@@ -116,6 +116,23 @@ public interface Line extends AutoCloseable {
     return null;
   }
 
+  // pre-sale and health-driven capacity across the fleet (u2-sale)
+  /**
+   * The pre-sale shared by every room on this line, or null when only one room uses it (the room
+   * then keeps it itself, drawing on this line).
+   */
+  default PresaleStore presales() {
+    return null;
+  }
+
+  /**
+   * The window of request samples every room on this line feeds its health-driven capacity from, or
+   * null when only one room uses it (the room then keeps its own).
+   */
+  default HealthWindow healthWindow() {
+    return null;
+  }
+
   /**
    * Takes a slot if nobody waits, one is free and the allowance is not used up. Never blocks. On
    * success the caller must call {@link #exit(long)} exactly once.

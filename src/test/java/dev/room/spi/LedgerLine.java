@@ -270,6 +270,17 @@ public final class LedgerLine implements Line {
     return line.stateLosses();
   }
 
+  // pre-sale and health window (u2-sale)
+  @Override
+  public PresaleStore presales() {
+    return line.presales();
+  }
+
+  @Override
+  public HealthWindow healthWindow() {
+    return line.healthWindow();
+  }
+
   @Override
   public boolean tryEnter() {
     return line.tryEnter();
