@@ -54,7 +54,9 @@ final class LuaScripts {
     SESSION_RENEW,
     SESSION_END,
     SESSION_SWEEP,
-    SESSION_GENERATION;
+    SESSION_GENERATION,
+    // origin (issue 16): Line.lapseAbsent
+    ABSENT;
 
     /** The op's script, relative to this package. */
     String file() {
