@@ -60,11 +60,54 @@ final class HeadOfLine {
   private volatile int count;
   private volatile long wokenAt;
 
-  /** The poll pace for {@code position}, given the pace {@code told} by the sale's rules. */
-  static long pollAfter(long told, long position, int capacity) {
-    return position > 0 && position <= (long) HOLD_BAND * capacity
-        ? Math.min(told, FRONT_POLL_MILLIS)
-        : told;
+  /**
+   * How far back the front reaches, in seconds of admissions: the line moves this far while a
+   * client further back waits for its next poll, so a client is in the front before its turn.
+   */
+  static final long BAND_SECONDS = 4;
+
+  /** The band, in multiples of capacity, while the admission rate is not measured yet. */
+  static final int UNMEASURED_BAND = 16;
+
+  /**
+   * The front, in positions: {@value #HOLD_BAND} × capacity, or {@value #BAND_SECONDS} s of the
+   * measured admission rate if more (at 20 slots and 275 ms requests the line moves 70 places a
+   * second: a band of 80 is passed in a second, faster than the back polls, and its clients were
+   * offered before they were ever held, the slot idle until their next poll), or {@value
+   * #UNMEASURED_BAND} × capacity while the rate is unknown; at most {@value #MAX_HELD}.
+   */
+  static long band(int capacity, double rate) {
+    long b = (long) HOLD_BAND * capacity;
+    if (rate > 0) {
+      b = Math.max(b, (long) Math.ceil(rate * BAND_SECONDS));
+    } else {
+      b = (long) UNMEASURED_BAND * capacity; // before the rate is known: requests of 250 ms
+    }
+    return Math.min(b, MAX_HELD);
+  }
+
+  /**
+   * The poll pace for {@code position}, given the pace {@code told} by the sale's rules: every
+   * second within the band; behind it, soon enough to be in the band when the line reaches it (half
+   * the time the line takes to get there at {@code rate}).
+   */
+  static long pollAfter(long told, long position, long band, double rate) {
+    if (position <= 0) {
+      return told;
+    }
+    if (position <= band) {
+      return Math.min(told, FRONT_POLL_MILLIS);
+    }
+    if (rate > 0) {
+      long reach = (long) ((position - band) / rate * 1000 / 2);
+      return Math.min(told, Math.max(FRONT_POLL_MILLIS, reach));
+    }
+    return told;
+  }
+
+  /** {@link #band} for {@code room} now. */
+  static long band(WaitingRoom room) {
+    return band(room.capacity(), room.sale().measuredRate(room.clock().millis()));
   }
 
   /** Requests held now. */
@@ -77,19 +120,24 @@ final class HeadOfLine {
    * there is room; returns false to have it answered at once.
    */
   boolean hold(WaitingRoom room, HttpServletRequest req, HttpServletResponse res, Queued q) {
-    int capacity = room.capacity();
     long position = q.position();
     if (!q.waiting()
-        || q.reload()
         || position <= 0
-        || position > (long) HOLD_BAND * capacity
+        || position > band(room)
         || !"1".equals(req.getParameter(WAIT_PARAMETER))
         || !req.isAsyncSupported()) {
       return false;
     }
     Held h;
     synchronized (this) {
-      if (count >= Math.min(MAX_HELD, HOLD_BAND * capacity)) {
+      if (count >= band(room)) {
+        return false;
+      }
+      // A poll sooner than the poll interval is held too: a wake's re-poll counts as the client's
+      // poll, so the page's next one, at once, always comes too soon, and answering it 429 would
+      // leave the front unheld for a second, a slot offered meanwhile idle. Holding is its own
+      // pace (one request a hold); only a second request of a client already held is refused.
+      if (q.reload() && holds(q.token())) {
         return false;
       }
       AsyncContext ctx = req.startAsync(req, res);
@@ -104,6 +152,16 @@ final class HeadOfLine {
       ctx.addListener(h);
     }
     return true;
+  }
+
+  /** Whether a request of {@code token}'s client is held. Caller holds the monitor. */
+  private boolean holds(String token) {
+    for (Held h : held) {
+      if (h.queued.token().equals(token)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -158,8 +158,14 @@ final class StatusEndpoint {
       b.append(",\"wait_high_seconds\":").append(s.waitHigh());
     }
     b.append(",\"poll_after_ms\":")
-        .append(held ? 0 : HeadOfLine.pollAfter(s.pollAfterMillis(), position, room.capacity()));
+        .append(held ? 0 : frontPace(room, s.pollAfterMillis(), position));
     return b.append('}').toString();
+  }
+
+  // origin (issue 16): the front polls every second, the rest soon enough to reach it in time
+  private static long frontPace(WaitingRoom room, long told, long position) {
+    double rate = room.sale().measuredRate(room.clock().millis());
+    return HeadOfLine.pollAfter(told, position, HeadOfLine.band(room.capacity(), rate), rate);
   }
 
   private static String moved() {
