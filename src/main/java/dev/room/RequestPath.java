@@ -7,6 +7,7 @@ import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import java.time.InstantSource;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The room's side of a request: each line call with the sale's tick before it and the events its
@@ -116,6 +117,36 @@ final class RequestPath implements SlotReleaser {
     sale.tick(now);
     utilization.sample(utilization(), now);
     events.drained();
+    head.slotFreed(); // origin (issue 16)
+    absence(now);
+  }
+
+  // origin (issue 16): held status requests of the head of the line, answered when a slot frees
+  private final HeadOfLine head = new HeadOfLine();
+
+  HeadOfLine head() {
+    return head;
+  }
+
+  // origin (issue 16): absence (Line.lapseAbsent) applied a few times a window, from whichever
+  // status poll or freed slot comes by; a lapse frees slots, so the held polls are woken after it
+  private final AtomicLong absenceAt = new AtomicLong(Long.MIN_VALUE / 2);
+  private volatile long absenceWindow;
+
+  void absence(long now) {
+    Policy p = policy;
+    if (p == null) {
+      return;
+    }
+    long w = p.presenceWindow();
+    long last = absenceAt.get();
+    boolean due = w > 0 ? now - last >= Math.max(1, w / 4) : absenceWindow != 0;
+    if (due && absenceAt.compareAndSet(last, now)) {
+      absenceWindow = w;
+      if (line.lapseAbsent(now, p) > 0) {
+        head.slotFreed();
+      }
+    }
   }
 
   long poll(long hi, long lo, String token, long now) {
@@ -125,6 +156,7 @@ final class RequestPath implements SlotReleaser {
     if (Outcome.has(o, Outcome.FIRST_READY)) {
       events.fire(Event.OFFER, token, "", false);
     }
+    absence(now);
     return o;
   }
 

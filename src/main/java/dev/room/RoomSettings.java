@@ -84,7 +84,8 @@ final class RoomSettings {
         WaitingRoom.POLL_INTERVAL_MILLIS,
         ttl / 3,
         offerTimeout.toMillis(),
-        maxQueueDepth);
+        maxQueueDepth,
+        HeadOfLine.PRESENCE_WINDOW_MILLIS); // origin (issue 16)
   }
 
   /** How often the reaper runs: its interval, but at least as often as offers and grace expire. */

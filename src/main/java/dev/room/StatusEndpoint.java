@@ -43,6 +43,25 @@ final class StatusEndpoint {
       return;
     }
     Admission a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
+    // origin (issue 16): the head of the line may be held until it is offered a slot
+    HeadOfLine head = room.headOfLine();
+    if (a instanceof Queued q && head.hold(room, req, res, q)) {
+      if (q.refreshCookies()) {
+        Cookies.sendTicket(req, res, room, q.token());
+      }
+      return;
+    }
+    answer(room, req, res, a, false);
+    head.polled(room);
+  }
+
+  /**
+   * Writes the answer for {@code a}; {@code held} for a held request: it never polled too soon (no
+   * 429), and having waited it may poll again at once ({@code poll_after_ms} 0).
+   */
+  static void answer(
+      WaitingRoom room, HttpServletRequest req, HttpServletResponse res, Admission a, boolean held)
+      throws IOException {
     if (a instanceof Sessions.Admitted s) {
       long remaining = Math.max(0, (s.session().expiresAt() - room.clock().millis()) / 1000);
       write(
@@ -57,10 +76,11 @@ final class StatusEndpoint {
       if (q.refreshCookies()) {
         Cookies.sendTicket(req, res, room, q.token());
       }
-      if (q.reload()) {
+      boolean tooSoon = !held && q.reload();
+      if (tooSoon) {
         res.setHeader("Retry-After", "1");
       }
-      write(res, q.reload() ? 429 : 200, body(room, req, q));
+      write(res, tooSoon ? 429 : 200, body(room, req, q, held));
     } else {
       write(res, 200, "{\"ready\":true}"); // UNTRACKED
     }
@@ -88,6 +108,11 @@ final class StatusEndpoint {
 
   /** The status JSON for an outcome. */
   static String body(WaitingRoom room, HttpServletRequest req, Queued q) {
+    return body(room, req, q, false);
+  }
+
+  /** The status JSON for an outcome; {@code held}: answers a held request (see {@link #answer}). */
+  static String body(WaitingRoom room, HttpServletRequest req, Queued q, boolean held) {
     if (q.offered()) {
       return room.sessions().enabled()
           ? "{\"ready\":true,\"state\":\"offered\",\"position\":0}"
@@ -132,8 +157,15 @@ final class StatusEndpoint {
       b.append(",\"wait_low_seconds\":").append(s.waitLow());
       b.append(",\"wait_high_seconds\":").append(s.waitHigh());
     }
-    b.append(",\"poll_after_ms\":").append(s.pollAfterMillis());
+    b.append(",\"poll_after_ms\":")
+        .append(held ? 0 : frontPace(room, s.pollAfterMillis(), position));
     return b.append('}').toString();
+  }
+
+  // origin (issue 16): the front polls every second, the rest soon enough to reach it in time
+  private static long frontPace(WaitingRoom room, long told, long position) {
+    double rate = room.sale().measuredRate(room.clock().millis());
+    return HeadOfLine.pollAfter(told, position, HeadOfLine.band(room.capacity(), rate), rate);
   }
 
   private static String moved() {

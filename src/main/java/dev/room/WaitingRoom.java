@@ -910,6 +910,12 @@ public final class WaitingRoom implements AutoCloseable {
     path.entered();
   }
 
+  // origin (issue 16)
+  /** The held status requests of the head of the line. */
+  HeadOfLine headOfLine() {
+    return path.head();
+  }
+
   /** Gives a request's slot back. */
   void exit() {
     path.exit();

@@ -29,14 +29,15 @@ import java.util.Objects;
  *
  * <p>Kinds: {@code genesis} (format, room name, {@code line}: {@code exact} or {@code observed},
  * policy), {@code arrive}, {@code move} (with {@code why}: {@code promote}, {@code rank}, {@code
- * draw}, {@code tie}), {@code lapse}, {@code present}, {@code offer} (the admission decision: the
- * ticket is handed a slot), {@code admit} (it took the slot), {@code remove}, {@code expire},
- * {@code enter} (a metered fast-path entry, nobody waiting), {@code allowance} ({@code -1} =
- * unlimited, {@code 0} = held), {@code capacity}, {@code mode}, {@code presale} (the seed's
- * SHA-256), {@code reveal} (the seed), {@code draw} (the group, in line order), {@code gap}
- * (entries lost because the writer fell behind) and {@code close}. A ticket is named by its arrival
- * number {@code n} and keyed by {@code band}, {@code place}, {@code order} and {@code tied}; no
- * token, client key or anything else about a person is written.
+ * draw}, {@code tie}), {@code lapse}, {@code present}, {@code absent} (the client silent for the
+ * presence window since {@code heard}: passed over, or its untold offer lapses), {@code offer} (the
+ * admission decision: the ticket is handed a slot), {@code admit} (it took the slot), {@code
+ * remove}, {@code expire}, {@code enter} (a metered fast-path entry, nobody waiting), {@code
+ * allowance} ({@code -1} = unlimited, {@code 0} = held), {@code capacity}, {@code mode}, {@code
+ * presale} (the seed's SHA-256), {@code reveal} (the seed), {@code draw} (the group, in line
+ * order), {@code gap} (entries lost because the writer fell behind) and {@code close}. A ticket is
+ * named by its arrival number {@code n} and keyed by {@code band}, {@code place}, {@code order} and
+ * {@code tied}; no token, client key or anything else about a person is written.
  *
  * <p>Cost. The line calls the log inside its lock: a call copies a few longs into a preallocated
  * ring under a monitor and returns (no allocation, no I/O, no hashing). A writer thread formats,

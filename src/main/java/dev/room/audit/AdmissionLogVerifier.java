@@ -120,6 +120,7 @@ public final class AdmissionLogVerifier {
     private boolean checkpoint;
     private long allowance = Line.UNLIMITED;
     private long lastArrival;
+    private Waiter lapsePending; // an absent ready ticket: its lapse, away, is the next entry
     private String committed;
     private byte[] revealed;
 
@@ -158,6 +159,13 @@ public final class AdmissionLogVerifier {
         return why;
       }
       String kind = e.string("kind");
+      if (lapsePending != null) {
+        Waiter w = lapsePending;
+        lapsePending = null;
+        if (!kind.equals("lapse") || e.number("n") != w.n || !e.bool("away")) {
+          return "ticket " + w.n + "'s untold offer was absent but did not lapse (away) at once";
+        }
+      }
       if (index == 0 && !kind.equals("genesis")) {
         return "the first entry must be a genesis";
       }
@@ -315,8 +323,15 @@ public final class AdmissionLogVerifier {
           return null;
         }
         case "present" -> {
-          known(e).away = false;
+          Waiter w = known(e);
+          w.away = false;
+          if (e.has("heard")) {
+            w.heard = Math.max(w.heard, e.number("heard"));
+          }
           return null;
+        }
+        case "absent" -> {
+          return absent(known(e), e);
         }
         case "remove", "expire" -> {
           Waiter w = known(e);
@@ -419,6 +434,44 @@ public final class AdmissionLogVerifier {
       return null;
     }
 
+    /**
+     * The presence rule (issue 16): a ticket is passed over, or its untold offer lapses, only when
+     * its client was silent for a whole positive window as of this entry's time, and not since a
+     * moment the log itself shows it heard from (coming back present). A waiting ticket is away
+     * from here on; a ready one's lapse must follow at once.
+     */
+    private String absent(Waiter w, LogEntry e) {
+      long heard = e.number("heard");
+      long window = e.number("window");
+      long t = e.number("t");
+      if (window <= 0) {
+        return "ticket " + w.n + " was passed over as absent without a presence window";
+      }
+      if (t - heard < window) {
+        return "ticket "
+            + w.n
+            + " was passed over as absent after "
+            + (t - heard)
+            + " ms of silence, less than its window of "
+            + window
+            + " ms";
+      }
+      if (heard < w.heard) {
+        return "ticket "
+            + w.n
+            + " was passed over as silent since "
+            + heard
+            + ", but the log shows it heard from at "
+            + w.heard;
+      }
+      if (w.ready) {
+        lapsePending = w;
+      } else {
+        w.away = true;
+      }
+      return null;
+    }
+
     private Waiter firstPresent() {
       for (Waiter w : waiting) {
         if (!w.away) {
@@ -462,6 +515,7 @@ public final class AdmissionLogVerifier {
     boolean tied;
     boolean away;
     boolean ready;
+    long heard; // the last time the log shows its client heard from (a present entry)
 
     Waiter(long n) {
       this.n = n;

@@ -86,7 +86,14 @@ final class EntryWriter {
         }
       }
       case LineJournal.ADMIT -> ticket("admit", r);
-      case LineJournal.PRESENT -> ticket("present", r);
+      case LineJournal.PRESENT -> {
+        ticket("present", r);
+        b.append(",\"heard\":").append(r[3]);
+      }
+      case LineJournal.ABSENT -> {
+        ticket("absent", r);
+        b.append(",\"heard\":").append(r[3]).append(",\"window\":").append(r[4]);
+      }
       case LineJournal.REMOVE -> ticket("remove", r);
       case LineJournal.EXPIRE -> ticket("expire", r);
       case LineJournal.ENTER -> b.append("enter\"");

@@ -290,6 +290,13 @@ public final class InMemoryLine implements Line {
   }
 
   @Override
+  public int lapseAbsent(long now, Policy p) {
+    synchronized (lock) {
+      return window.lapseAbsent(now, p.presenceWindow());
+    }
+  }
+
+  @Override
   public boolean remove(long hi, long lo, long now) {
     synchronized (lock) {
       Ticket t = tokens.get(hi, lo);

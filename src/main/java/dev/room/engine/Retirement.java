@@ -100,6 +100,8 @@ final class Retirement {
         window.journal.record(LineJournal.EXPIRE, t.number, 0, 0, 0, 0);
         retireQuietly(t);
         retired++;
+      } else if (window.passOver(t, now)) {
+        continue;
       } else if (window.tryReserve()) {
         window.offer(t, now);
       } else {

@@ -151,11 +151,64 @@ final class ServingWindow {
     waitingCount = index.size();
   }
 
-  /** Hands free slots to the first present waiters, as far as the allowance goes. */
+  /**
+   * Hands free slots to the first present waiters, as far as the allowance goes; a waiter silent
+   * for the presence window is passed over on the way ({@link #passOver}).
+   */
   void rebalance(long now) {
-    while (allowance > 0 && index.present() > 0 && gate.tryAcquire()) {
-      offer(index.firstPresent(), now);
+    while (allowance > 0 && index.present() > 0 && gate.available() > 0) {
+      Ticket t = index.firstPresent();
+      if (passOver(t, now)) {
+        continue;
+      }
+      if (!gate.tryAcquire()) {
+        break; // the lock-free fast path took the slot meanwhile
+      }
+      offer(t, now);
     }
+  }
+
+  // ── Absence (issue 16: keep the origin busy) ───────────────────────────
+
+  private long presenceWindow; // Line.lapseAbsent puts it in force; 0 = off
+
+  /**
+   * Turns waiting {@code t} away when its client was silent for the presence window: a slot offered
+   * to a page that stopped polling sits idle until the offer lapses. It keeps its place; its next
+   * poll makes it present again, and standing ahead it gets the next slot that frees.
+   */
+  boolean passOver(Ticket t, long now) {
+    if (presenceWindow <= 0 || now - t.lastActivity < presenceWindow) {
+      return false;
+    }
+    journal.record(LineJournal.ABSENT, t.number, 0, t.lastActivity, presenceWindow, 0);
+    index.setAway(t, true);
+    return true;
+  }
+
+  /**
+   * {@link Line#lapseAbsent}: puts the window in force, lapses the offers whose clients were not
+   * told and have been silent for it (each waits again, away, at its own place) and hands their
+   * slots on. Walks the ready list, at most capacity long. Returns how many lapsed.
+   */
+  int lapseAbsent(long now, long window) {
+    presenceWindow = Math.max(0, window);
+    int lapsed = 0;
+    if (presenceWindow > 0) {
+      for (Ticket r = readyHead; r != null; ) {
+        Ticket next = r.right;
+        if (!r.told && now - r.lastActivity >= presenceWindow) {
+          journal.record(LineJournal.ABSENT, r.number, 0, r.lastActivity, presenceWindow, 0);
+          lapse(r, true);
+          lapsed++;
+        }
+        r = next;
+      }
+    }
+    if (lapsed > 0 || (index.present() > 0 && gate.available() > 0)) {
+      rebalance(now);
+    }
+    return lapsed;
   }
 
   /**
@@ -230,6 +283,7 @@ final class ServingWindow {
     if (!lapsed(t, now, p)) {
       return 0;
     }
+    t.lastActivity = now; // heard from: never passed over as absent on its own call
     boolean told = lapse(t, false);
     rebalance(now);
     return told ? Outcome.TIMED_OUT : 0;
@@ -241,7 +295,8 @@ final class ServingWindow {
    * when the client is told.
    */
   void present(Ticket t, long now) {
-    journal.record(LineJournal.PRESENT, t.number, 0, 0, 0, 0);
+    t.lastActivity = now; // heard from: never passed over as absent on its own call
+    journal.record(LineJournal.PRESENT, t.number, 0, now, 0, 0);
     if (t.state == Ticket.READY) {
       t.away = false;
     } else {

@@ -59,7 +59,9 @@ final class LuaScripts {
     FLEET_SETTINGS,
     // the pre-sale and the fleet's health window (u2-sale)
     PRESALE,
-    HEALTH;
+    HEALTH,
+    // origin (issue 16): Line.lapseAbsent
+    ABSENT;
 
     /** The op's script, relative to this package. */
     String file() {

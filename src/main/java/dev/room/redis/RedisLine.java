@@ -336,6 +336,18 @@ public final class RedisLine implements Line {
     return management.evict(now, p);
   }
 
+  // origin (issue 16): absence, the rule in lib/retire.lua (lapseAbsent) and lib/window.lua
+  @Override
+  public int lapseAbsent(long now, Policy p) {
+    try {
+      List<Object> r =
+          scripts.update(Op.ABSENT, Long.toString(now), Long.toString(p.presenceWindow()));
+      return (int) Replies.code(r);
+    } catch (LineUnavailableException e) {
+      return 0; // nothing to lapse while Redis is unreachable
+    }
+  }
+
   // ── Passes ─────────────────────────────────────────────────────────────
 
   @Override

@@ -29,6 +29,13 @@ import java.util.function.Predicate;
  * who keep polling admission is in line order, a client who looks away for a while keeps its place
  * until its TTL, and a slot is never held long for a client who is not there.
  *
+ * <p>Absence (issue 16, keep the origin busy). With a {@linkplain Policy#presenceWindow() presence
+ * window} in force ({@link #lapseAbsent}), a waiting client not heard from for the window is also
+ * away: it is passed over when a slot is handed on (keeping its place, present again at its next
+ * poll), and an offer it was not told of yet lapses. Pages near the front poll every second or hold
+ * a status request, so a client silent that long has most likely left, and its slot would otherwise
+ * sit idle for the whole offer timeout.
+ *
  * <p>Admissions are also metered by an {@linkplain #allowance() allowance}: every slot handed to a
  * waiter and every fast-path entry uses one. The room sets it to {@link #UNLIMITED} (the default:
  * capacity alone decides), to 0 to hold the line (a pause: freed slots stay free and everyone keeps
@@ -280,6 +287,18 @@ public interface Line extends AutoCloseable {
    * whose client had been told it was ready.
    */
   int[] evict(long now, Policy policy);
+
+  /**
+   * Puts {@code policy}'s {@linkplain Policy#presenceWindow() presence window} in force (0 turns
+   * absence off) and applies it now: each offer not yet told to its client lapses when that client
+   * has not been heard from for the window (it waits again at its place, away) and its slot goes to
+   * the first present client. From this call on, a slot handed on passes over waiters silent for
+   * the window. Cheap (it looks at the offers outstanding only): the room calls it a few times a
+   * window. Returns how many offers lapsed. The default does nothing: absence is off.
+   */
+  default int lapseAbsent(long now, Policy policy) {
+    return 0;
+  }
 
   /** Records a VIP pass valid until {@code expiresAt}. */
   void grantPass(long hi, long lo, long expiresAt);

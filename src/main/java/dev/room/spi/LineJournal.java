@@ -31,7 +31,7 @@ public interface LineJournal {
   /** A ready ticket's offer lapsed: it waits again at its key, {@link #AWAY} or not. */
   int LAPSE = 5;
 
-  /** A ticket away (passed over) was heard from: it is present again. */
+  /** A ticket away (passed over) was heard from at {@code place}: it is present again. */
   int PRESENT = 6;
 
   /** A ticket was removed by the operator; it ends. */
@@ -55,6 +55,14 @@ public interface LineJournal {
    * allowance. The log starts from this checkpoint.
    */
   int HELD = 12;
+
+  /**
+   * A ticket's client was silent for the presence window ({@link Line#lapseAbsent}): a waiting
+   * ticket is passed over (it is away until heard from), a ready one's untold offer lapses (a
+   * {@link #LAPSE}, away, follows). {@code place} is when its client was last heard from, {@code
+   * order} the window.
+   */
+  int ABSENT = 13;
 
   /** Flag on {@link #HELD}: the ticket is ready (offered a slot). */
   long READY = 4;

@@ -11,6 +11,9 @@ package dev.room.spi;
  *     (its slot moves on, the ticket keeps its place); an offer the client was not told of yet
  *     lapses this long after it was made
  * @param maxQueueDepth new arrivals are rejected while this many wait; 0 = unlimited
+ * @param presenceWindow a waiting client not heard from for this long is absent: passed over when a
+ *     slot is handed on (it keeps its place and is present again at its next poll), and an offer it
+ *     was not told of yet lapses ({@link Line#lapseAbsent}); 0 = off (the six-argument constructor)
  */
 public record Policy(
     long ttl,
@@ -18,7 +21,29 @@ public record Policy(
     long pollInterval,
     long cookieRefresh,
     long readyTimeout,
-    long maxQueueDepth) {
+    long maxQueueDepth,
+    long presenceWindow) {
+
+  /** A policy without a presence window. */
+  public Policy(
+      long ttl,
+      long firstPollGrace,
+      long pollInterval,
+      long cookieRefresh,
+      long readyTimeout,
+      long maxQueueDepth) {
+    this(ttl, firstPollGrace, pollInterval, cookieRefresh, readyTimeout, maxQueueDepth, 0);
+  }
+
+  /**
+   * Whether a client last heard from at {@code lastActivity} is absent at {@code now}: a page near
+   * the front polls every second or holds a status request, so one silent for the whole window has
+   * most likely stopped polling, and a slot offered to it would sit idle until the offer timed out
+   * (issue 16). {@code lib/window.lua} applies the same rule.
+   */
+  public boolean absent(long now, long lastActivity) {
+    return presenceWindow > 0 && now - lastActivity >= presenceWindow;
+  }
 
   /**
    * The {@linkplain #awayOfferWindow() window} for a client away while the first-poll grace is off.

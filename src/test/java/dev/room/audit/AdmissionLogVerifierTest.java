@@ -316,4 +316,100 @@ class AdmissionLogVerifierTest {
     assertTrue(p.waitFor(30, TimeUnit.SECONDS));
     return new Run(p.exitValue(), out);
   }
+
+  // ── Absence (issue 16): Line.lapseAbsent ──────────────────────────────
+
+  private static long[] at(long t, long[] record) {
+    record[6] = t;
+    return record;
+  }
+
+  private static long[] absent(long t, long n, long heard, long window) {
+    return at(t, r(LineJournal.ABSENT, n, 0, heard, window, 0));
+  }
+
+  @Test
+  void aRealLineThatPassesOverAbsentClientsVerifies() throws Exception {
+    Policy present = new Policy(60_000, 0, 0, 1_000, 10_000, 0, 2_000);
+    Path f = dir.resolve("absent.jsonl");
+    try (AdmissionLog log = AdmissionLog.toFile(f)) {
+      InMemoryLine line = new InMemoryLine(1);
+      line.journal(log.open("audit", clock, true));
+      long[] first = Tokens.generate();
+      line.arrive(first[0], first[1], "", false, clock.millis(), present); // admitted
+      List<long[]> ts = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        long[] t = Tokens.generate();
+        line.arrive(t[0], t[1], "", false, clock.millis(), present);
+        ts.add(t);
+      }
+      line.lapseAbsent(clock.millis(), present);
+      clock.advanceMillis(1_500);
+      line.poll(ts.get(1)[0], ts.get(1)[1], clock.millis(), present);
+      clock.advanceMillis(1_000); // 0 silent 2.5 s: passed over, the slot is 1's
+      line.exit(clock.millis());
+      line.claim(ts.get(1)[0], ts.get(1)[1], clock.millis(), present);
+      line.poll(ts.get(2)[0], ts.get(2)[1], clock.millis(), present);
+      line.exit(clock.millis()); // offered to 2, who goes silent before it is told
+      clock.advanceMillis(2_500);
+      assertEquals(1, line.lapseAbsent(clock.millis(), present)); // nobody present: a free slot
+      line.poll(ts.get(0)[0], ts.get(0)[1], clock.millis(), present); // back, first: offered
+      line.claim(ts.get(0)[0], ts.get(0)[1], clock.millis(), present);
+      line.checkInvariants();
+    }
+    String v = verify(f);
+    assertTrue(v.startsWith("verified: "), v);
+    String all = Files.readString(f);
+    assertTrue(all.contains("\"kind\":\"absent\""), all);
+    assertTrue(v.contains("3 admissions"), v); // the first came straight in
+  }
+
+  @Test
+  void aPassOverVerifiesOnlyAfterAWholeWindowOfSilence() throws Exception {
+    Path ok = forged(arrive(1), arrive(2), absent(2_500, 1, 0, 2_000), at(2_500, offer(2)));
+    assertTrue(verify(ok).startsWith("verified"), verify(ok));
+    Path soon = forged(arrive(1), arrive(2), absent(2_500, 1, 1_000, 2_000), at(2_500, offer(2)));
+    assertTrue(
+        verify(soon)
+            .startsWith(
+                "NOT VERIFIED: line 4: ticket 1 was passed over as absent after 1500 ms of"
+                    + " silence, less than its window of 2000 ms"),
+        verify(soon));
+    Path noWindow = forged(arrive(1), arrive(2), absent(2_500, 1, 0, 0), at(2_500, offer(2)));
+    assertTrue(
+        verify(noWindow).startsWith("NOT VERIFIED: line 4: ticket 1 was passed over as absent"),
+        verify(noWindow));
+    Path silentSinceBeforeItCameBack =
+        forged(
+            arrive(1),
+            arrive(2),
+            absent(2_500, 1, 0, 2_000),
+            at(2_600, r(LineJournal.PRESENT, 1, 0, 2_600, 0, 0)),
+            absent(5_000, 1, 0, 2_000),
+            at(5_000, offer(2)));
+    assertTrue(
+        verify(silentSinceBeforeItCameBack)
+            .startsWith(
+                "NOT VERIFIED: line 6: ticket 1 was passed over as silent since 0, but the log"
+                    + " shows it heard from at 2600"),
+        verify(silentSinceBeforeItCameBack));
+  }
+
+  @Test
+  void anAbsentClientsUntoldOfferMustLapseAtOnce() throws Exception {
+    long[] lapseAway = at(2_500, r(LineJournal.LAPSE, 1, 0, 1, 1, LineJournal.AWAY));
+    Path ok =
+        forged(arrive(1), arrive(2), offer(1), absent(2_500, 1, 0, 2_000), lapseAway, offer(2));
+    assertTrue(verify(ok).startsWith("verified"), verify(ok));
+    Path kept = forged(arrive(1), arrive(2), offer(1), absent(2_500, 1, 0, 2_000), offer(2));
+    assertTrue(
+        verify(kept)
+            .startsWith(
+                "NOT VERIFIED: line 6: ticket 1's untold offer was absent but did not lapse"),
+        verify(kept));
+  }
+
+  private static long[] offer(long n) {
+    return r(LineJournal.OFFER, n, 0, 0, 0, 0);
+  }
 }

@@ -170,6 +170,11 @@ public final class LedgerLine implements Line {
   }
 
   @Override
+  public int lapseAbsent(long now, Policy p) {
+    return line.lapseAbsent(now, p); // lapsed offers wait on: nothing ends
+  }
+
+  @Override
   public int restore(Iterator<LineEntry> tickets, Iterator<long[]> passes, long now) {
     int n = line.restore(tickets, passes, now);
     issued.addAndGet(n);

@@ -1990,4 +1990,147 @@ public abstract class LineContractTest {
   private static Iterator<long[]> noPasses() {
     return Collections.emptyIterator();
   }
+
+  // ── Absence (issue 16, keep the origin busy): Line.lapseAbsent ────────
+
+  private static final long PRESENCE = 2000;
+
+  /** {@link #policy} with the presence window. */
+  private Policy present() {
+    return new Policy(TTL, 0, 1000, 100_000, OFFER, 0, PRESENCE);
+  }
+
+  private long pollWith(Line l, Client c, Policy p) {
+    return l.poll(c.hi(), c.lo(), now(), p);
+  }
+
+  @Test
+  void aWaiterSilentForThePresenceWindowIsPassedOverAndKeepsItsPlace() {
+    Line l = line(1);
+    fill(l);
+    Policy p = present();
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    Client c = waiter(l, 3);
+    assertEquals(0, l.lapseAbsent(now(), p), "nothing offered yet");
+    clock.advanceMillis(1500);
+    assertEquals(Outcome.WAITING, Outcome.kind(pollWith(l, b, p)));
+    assertEquals(Outcome.WAITING, Outcome.kind(pollWith(l, c, p)));
+    clock.advanceMillis(600); // a silent 2.1 s, b and c 0.6 s
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(pollWith(l, b, p)), "a is passed over, b is next");
+    long back = pollWith(l, a, p);
+    assertEquals(Outcome.WAITING, Outcome.kind(back), "a comes back: present again");
+    assertEquals(1, Outcome.position(back), "still first in line");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(b.hi(), b.lo(), now(), p)));
+    clock.advanceMillis(500);
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(pollWith(l, a, p)), "the next slot is a's, before c");
+    assertEquals(Outcome.WAITING, Outcome.kind(pollWith(l, c, p)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), p)));
+    l.exit(now());
+  }
+
+  @Test
+  void anUntoldOfferLapsesOnceItsClientIsSilentForThePresenceWindow() {
+    Line l = line(1);
+    fill(l);
+    Policy p = present();
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    l.lapseAbsent(now(), p);
+    clock.advanceMillis(1500);
+    pollWith(l, a, p);
+    clock.advanceMillis(100);
+    l.exit(now()); // offered to a (heard 0.1 s ago), which stops polling before it is told
+    assertEquals(1, l.ready());
+    clock.advanceMillis(1000);
+    assertEquals(Outcome.WAITING, Outcome.kind(pollWith(l, b, p)));
+    assertEquals(0, l.lapseAbsent(now(), p), "a silent 1.1 s: its offer stands");
+    assertEquals(1, l.ready());
+    clock.advanceMillis(1000);
+    assertEquals(Outcome.WAITING, Outcome.kind(pollWith(l, b, p)));
+    assertEquals(1, l.lapseAbsent(now(), p), "a silent 2.1 s: its offer lapses");
+    assertEquals(Outcome.READY, Outcome.kind(pollWith(l, b, p)), "the slot went to b");
+    long back = pollWith(l, a, p);
+    assertEquals(Outcome.WAITING, Outcome.kind(back), "a keeps its place");
+    assertEquals(1, Outcome.position(back));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(b.hi(), b.lo(), now(), p)));
+    l.exit(now());
+    assertEquals(Outcome.READY, Outcome.kind(pollWith(l, a, p)), "a, present, is next");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), p)));
+    l.exit(now());
+  }
+
+  @Test
+  void aToldOfferRunsItsFullTimeoutWhateverThePresenceWindow() {
+    Line l = line(1);
+    fill(l);
+    Policy p = present();
+    Client a = waiter(l, 1);
+    waiter(l, 2);
+    l.lapseAbsent(now(), p);
+    l.exit(now());
+    assertTrue(Outcome.has(pollWith(l, a, p), Outcome.FIRST_READY));
+    clock.advanceMillis(30_000);
+    assertEquals(0, l.lapseAbsent(now(), p), "told: the client has the offer timeout to come");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), p)));
+    l.exit(now());
+  }
+
+  @Test
+  void aClaimAfterSilenceIsNotPassedOverOnItsOwnCall() {
+    Line l = line(1);
+    fill(l);
+    Policy p = present();
+    Client a = waiter(l, 1);
+    l.lapseAbsent(now(), p);
+    clock.advanceMillis(5000);
+    l.exit(now()); // a silent 5 s: passed over, the slot stays free (nobody present)
+    assertEquals(0, l.ready());
+    assertEquals(1, l.freeSlots());
+    assertEquals(
+        Outcome.ADMITTED,
+        Outcome.kind(l.claim(a.hi(), a.lo(), now(), p)),
+        "heard from again, it takes the free slot at once");
+    l.exit(now());
+  }
+
+  @Test
+  void withoutAPresenceWindowASilentWaiterIsOfferedAsBefore() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    l.lapseAbsent(now(), present());
+    assertEquals(0, l.lapseAbsent(now(), policy), "a window of 0 turns absence off");
+    clock.advanceMillis(10_000);
+    poll(l, b);
+    l.exit(now());
+    clock.advanceMillis(10_000);
+    assertEquals(0, l.lapseAbsent(now(), policy));
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)), "offered although silent 20 s");
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), policy)));
+    l.exit(now());
+  }
+
+  /**
+   * Issue 16's goal, as a simulation on the fake clock (so the figure does not depend on how busy
+   * the machine is): 1,500 page-like browsers over 10 s (20% abandon), capacity 20, requests of
+   * 50–500 ms. While at least capacity wait, the origin is kept ≥ 90% busy, a freed slot reaches
+   * the origin within 100 ms (median), in-flight never exceeds capacity, and order is kept.
+   */
+  @Test
+  void theOriginStaysBusyWhileClientsWait() {
+    Line l = line(20);
+    OriginSimulation sim =
+        new OriginSimulation(
+            l, present(), clock::millis, t -> clock.advanceMillis(t - clock.millis()), 16);
+    sim.run(1_500, 10_000, 0.2, 30_000);
+    System.out.println(getClass().getSimpleName() + " origin simulation: " + sim);
+    assertTrue(sim.utilisation >= 0.9, sim.toString());
+    assertTrue(sim.handoverMedian <= 100, sim.toString());
+    assertEquals(0, sim.orderViolations, sim.toString());
+    assertTrue(sim.maxInFlight() <= 20, sim.toString());
+  }
 }

@@ -59,6 +59,8 @@ end
 -- when the client is told. Saves t; returns it as it is after the hand-over.
 local function present(token, t, now)
   t[AWAY] = 0
+  t[LAST] = now -- heard from: never passed over as absent on its own call
+  redis.call('ZADD', ACT, now, token)
   save(token, t)
   if t[STATE] == READY then
     redis.call('ZREM', AOFF, token)
@@ -77,7 +79,31 @@ local function lapseIfDue(token, t, now, grace, offerTimeout)
   if not lapsed(t, now, grace, offerTimeout) then
     return 0, t
   end
+  t[LAST] = now -- heard from: never passed over as absent on its own call
+  redis.call('ZADD', ACT, now, token)
   local flags = lapse(token, t, 0) and F_TIMED_OUT or 0
   rebalance(now)
   return flags, load(token)
+end
+
+-- Line.lapseAbsent (InMemoryLine's ServingWindow.lapseAbsent): puts the presence window in force
+-- (meta 'pw', which rebalance reads) and lapses each offer not yet told whose client has been
+-- silent for it; the ticket waits again at its place, away. Returns how many lapsed.
+local function lapseAbsent(now, window)
+  if window > 0 then
+    redis.call('HSET', META, 'pw', int(window))
+  else
+    redis.call('HDEL', META, 'pw')
+    return 0
+  end
+  local lapsedCount = 0
+  local ready = redis.call('ZRANGE', READYQ, 0, -1)
+  for i = 1, #ready do
+    local t = load(ready[i])
+    if t and t[STATE] == READY and t[TOLD] == 0 and now - t[LAST] >= window then
+      lapse(ready[i], t, 1)
+      lapsedCount = lapsedCount + 1
+    end
+  end
+  return lapsedCount
 end

@@ -41,7 +41,8 @@ end
 local retire
 
 -- Hands free slots to the first present waiters, as far as the allowance goes: each becomes
--- ready, holding a reserved slot. With ttl given (the reaper), a present waiter found expired at
+-- ready, holding a reserved slot. A waiter silent for the presence window (meta 'pw') is passed
+-- over on the way: away, at its place, until heard from (Policy.absent). With ttl given (the reaper), a present waiter found expired at
 -- the head is retired instead; returns how many were.
 local function rebalance(now, ttl, grace)
   local free = freeSlots()
@@ -50,6 +51,7 @@ local function rebalance(now, ttl, grace)
     free = math.min(free, allow)
   end
   local handed, retired = 0, 0
+  local pw = metaNum('pw') -- the presence window (Line.lapseAbsent); 0 = off
   while free > 0 do
     local first = redis.call('ZRANGE', HERE, 0, 0)[1]
     if not first then
@@ -59,9 +61,19 @@ local function rebalance(now, ttl, grace)
     local t = load(token)
     if not t or t[STATE] ~= WAITING or away(t) or memberOf(t, token) ~= first then
       redis.call('ZREM', HERE, first)
+    elseif pw > 0 and now - t[LAST] >= pw then
+      -- absent (issue 16): silent for the window, passed over; it keeps its place
+      t[AWAY] = 1
+      save(token, t)
+      redis.call('ZREM', HERE, first)
     elseif ttl and expired(t, now, ttl, grace) then
       retire(token, t, now, true)
       retired = retired + 1
+    elseif pw > 0 and now - t[LAST] >= pw then
+      -- absent (issue 16): silent for the window, passed over; it keeps its place
+      t[AWAY] = 1
+      save(token, t)
+      redis.call('ZREM', HERE, first)
     else
       offer(token, t, now)
       free = free - 1

@@ -1,0 +1,311 @@
+package dev.room;
+
+import dev.room.Admission.Queued;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Keeps the origin busy (issue 16): the head of the line hears of a freed slot at once instead of
+ * at its next poll.
+ *
+ * <p>Three rules, each measured by {@code benchmarks/SoakBenchmark}:
+ *
+ * <ul>
+ *   <li>Pace: a client within {@value #HOLD_BAND} × capacity of the front polls every second (the
+ *       page's floor); further back the poll pace is as before, so the added load is at most
+ *       {@value #HOLD_BAND} × capacity polls a second.
+ *   <li>Held polls: a status request with {@code wait=1} from that band is held (Servlet async, no
+ *       thread kept) for up to {@value #HOLD_MILLIS} ms and answered the moment its client is
+ *       offered a slot: when a slot frees on this instance the held requests are re-polled front to
+ *       back, stopping at the first still waiting (offers go in line order). At most {@value
+ *       #HOLD_BAND} × capacity (and {@value #MAX_HELD}) are held; beyond that a poll is answered at
+ *       once, as before. A held request that times out is answered with where it stood and {@code
+ *       poll_after_ms} 0: the page polls again at once (it starts at most one poll a second).
+ *   <li>Presence: a waiting client silent for {@value #PRESENCE_WINDOW_MILLIS} ms (two held polls
+ *       and more than every poll gap near the front) is passed over when a slot frees, and an offer
+ *       it was not told of lapses then ({@link dev.room.spi.Policy#presenceWindow()}): a page that
+ *       stopped polling no longer holds a slot for the whole offer timeout.
+ * </ul>
+ */
+final class HeadOfLine {
+  /** The band, in multiples of capacity, that polls fast and may hold a status request. */
+  static final int HOLD_BAND = 4;
+
+  /** How long a status request is held at most. */
+  static final long HOLD_MILLIS = 1000;
+
+  /** The poll pace within the band: the page's floor, and the line's poll interval. */
+  static final long FRONT_POLL_MILLIS = 1000;
+
+  /** A waiting client silent this long counts as gone (see the class notes). */
+  static final long PRESENCE_WINDOW_MILLIS = 2000;
+
+  /** Held requests per room at most, whatever the capacity. */
+  static final int MAX_HELD = 1000;
+
+  /** The query parameter that asks for a held status request. */
+  static final String WAIT_PARAMETER = "wait";
+
+  /** Re-polls of the held on the status path, at most this often (frees elsewhere, lapses). */
+  private static final long WAKE_GAP_MILLIS = 50;
+
+  private final List<Held> held = new ArrayList<>(); // by position, front first; guarded by this
+  private volatile int count;
+  private volatile long wokenAt;
+
+  /**
+   * How far back the front reaches, in seconds of admissions: the line moves this far while a
+   * client further back waits for its next poll, so a client is in the front before its turn.
+   */
+  static final long BAND_SECONDS = 4;
+
+  /** The band, in multiples of capacity, while the admission rate is not measured yet. */
+  static final int UNMEASURED_BAND = 16;
+
+  /**
+   * The front, in positions: {@value #HOLD_BAND} × capacity, or {@value #BAND_SECONDS} s of the
+   * measured admission rate if more (at 20 slots and 275 ms requests the line moves 70 places a
+   * second: a band of 80 is passed in a second, faster than the back polls, and its clients were
+   * offered before they were ever held, the slot idle until their next poll), or {@value
+   * #UNMEASURED_BAND} × capacity while the rate is unknown; at most {@value #MAX_HELD}.
+   */
+  static long band(int capacity, double rate) {
+    long b = (long) HOLD_BAND * capacity;
+    if (rate > 0) {
+      b = Math.max(b, (long) Math.ceil(rate * BAND_SECONDS));
+    } else {
+      b = (long) UNMEASURED_BAND * capacity; // before the rate is known: requests of 250 ms
+    }
+    return Math.min(b, MAX_HELD);
+  }
+
+  /**
+   * The poll pace for {@code position}, given the pace {@code told} by the sale's rules: every
+   * second within the band; behind it, soon enough to be in the band when the line reaches it (half
+   * the time the line takes to get there at {@code rate}).
+   */
+  static long pollAfter(long told, long position, long band, double rate) {
+    if (position <= 0) {
+      return told;
+    }
+    if (position <= band) {
+      return Math.min(told, FRONT_POLL_MILLIS);
+    }
+    if (rate > 0) {
+      long reach = (long) ((position - band) / rate * 1000 / 2);
+      return Math.min(told, Math.max(FRONT_POLL_MILLIS, reach));
+    }
+    return told;
+  }
+
+  /** {@link #band} for {@code room} now. */
+  static long band(WaitingRoom room) {
+    return band(room.capacity(), room.sale().measuredRate(room.clock().millis()));
+  }
+
+  /** Requests held now. */
+  int held() {
+    return count;
+  }
+
+  /**
+   * Holds waiting {@code q}'s status request if it asked to be held, stands within the band and
+   * there is room; returns false to have it answered at once.
+   */
+  boolean hold(WaitingRoom room, HttpServletRequest req, HttpServletResponse res, Queued q) {
+    long position = q.position();
+    if (!q.waiting()
+        || position <= 0
+        || position > band(room)
+        || !"1".equals(req.getParameter(WAIT_PARAMETER))
+        || !req.isAsyncSupported()) {
+      return false;
+    }
+    Held h;
+    synchronized (this) {
+      if (count >= band(room)) {
+        return false;
+      }
+      // A poll sooner than the poll interval is held too: a wake's re-poll counts as the client's
+      // poll, so the page's next one, at once, always comes too soon, and answering it 429 would
+      // leave the front unheld for a second, a slot offered meanwhile idle. Holding is its own
+      // pace (one request a hold); only a second request of a client already held is refused.
+      if (q.reload() && holds(q.token())) {
+        return false;
+      }
+      AsyncContext ctx = req.startAsync(req, res);
+      ctx.setTimeout(HOLD_MILLIS);
+      h = new Held(room, req, res, ctx, q);
+      int i = held.size();
+      while (i > 0 && held.get(i - 1).position > position) {
+        i--;
+      }
+      held.add(i, h);
+      count = held.size();
+      ctx.addListener(h);
+    }
+    return true;
+  }
+
+  /** Whether a request of {@code token}'s client is held. Caller holds the monitor. */
+  private boolean holds(String token) {
+    for (Held h : held) {
+      if (h.queued.token().equals(token)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A slot may have been offered: re-polls the held front to back and answers each offered one,
+   * stopping at the first still waiting.
+   */
+  void slotFreed() {
+    if (count == 0) {
+      return;
+    }
+    // One thread walks the held at a time: a wake re-polls, and a re-poll may free a slot (an
+    // absent offer lapses) and ask for a wake from inside another held request's monitor; walking
+    // from there would take held requests' monitors in any order. A wake asked for meanwhile makes
+    // the walker go round once more.
+    wakeAgain = true;
+    while (wakeAgain && waking.compareAndSet(false, true)) {
+      try {
+        wakeAgain = false;
+        wakeFront();
+      } finally {
+        waking.set(false);
+      }
+    }
+  }
+
+  private final AtomicBoolean waking = new AtomicBoolean();
+  private volatile boolean wakeAgain;
+
+  private void wakeFront() {
+    while (true) {
+      Held h;
+      synchronized (this) {
+        if (held.isEmpty()) {
+          return;
+        }
+        h = held.get(0);
+      }
+      if (!h.answerIfOffered()) {
+        return; // offers go in line order: nobody behind it was offered either
+      }
+    }
+  }
+
+  /** A status poll was answered: re-polls the held now and then, for offers made elsewhere. */
+  void polled(WaitingRoom room) {
+    long now = room.clock().millis();
+    if (count != 0 && room.outstandingOffers() > 0 && now - wokenAt >= WAKE_GAP_MILLIS) {
+      wokenAt = now;
+      slotFreed();
+    }
+  }
+
+  private synchronized void remove(Held h) {
+    held.remove(h);
+    count = held.size();
+  }
+
+  /** One held status request; answered once, by a wake or its timeout, whichever comes first. */
+  private final class Held implements AsyncListener {
+    final WaitingRoom room;
+    final HttpServletRequest req;
+    final HttpServletResponse res;
+    final AsyncContext ctx;
+    final Queued queued; // where it stood when held: a timeout answers with it
+    final long position;
+    private boolean answered; // guarded by this
+
+    Held(
+        WaitingRoom room,
+        HttpServletRequest req,
+        HttpServletResponse res,
+        AsyncContext ctx,
+        Queued queued) {
+      this.room = room;
+      this.req = req;
+      this.res = res;
+      this.ctx = ctx;
+      this.queued = queued;
+      this.position = queued.position();
+    }
+
+    /**
+     * Polls for it; answers and returns true unless it still waits. Under the monitor, as every use
+     * of the request: once answered it is never read again.
+     */
+    synchronized boolean answerIfOffered() {
+      if (answered) {
+        return true;
+      }
+      Admission a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
+      if (a instanceof Queued q && q.waiting()) {
+        return false;
+      }
+      answer(a);
+      return true;
+    }
+
+    /**
+     * Answers with {@code a} and completes. Caller holds the monitor. A timeout answers with where
+     * it stood when held, not with a fresh poll: that poll would make the client's next one, at
+     * once, come too soon for the line's poll interval.
+     */
+    private void answer(Admission a) {
+      remove(this);
+      answered = true;
+      try {
+        StatusEndpoint.answer(room, req, res, a, true);
+      } catch (IOException | RuntimeException e) {
+        // the client went away meanwhile: nothing to answer
+      } finally {
+        try {
+          ctx.complete();
+        } catch (IllegalStateException e) {
+          // already completed by the container (an error)
+        }
+      }
+    }
+
+    @Override
+    public synchronized void onTimeout(AsyncEvent event) {
+      if (!answered) {
+        answer(queued);
+      }
+    }
+
+    @Override
+    public synchronized void onError(AsyncEvent event) {
+      remove(this);
+      if (!answered) {
+        answered = true;
+        try {
+          ctx.complete();
+        } catch (IllegalStateException e) {
+          // completed meanwhile
+        }
+      }
+    }
+
+    @Override
+    public void onComplete(AsyncEvent event) {
+      remove(this);
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {}
+  }
+}

@@ -1,0 +1,159 @@
+package dev.room;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 16, keep the origin busy: the head of the line polls fast, and a status request with {@code
+ * wait=1} near the front is held until its client is offered a slot, bounded in number and in time.
+ * The room runs on a fake clock; only the container's hold timeout is real time.
+ */
+class HeadOfLineHttpTest {
+  private final FakeClock clock = new FakeClock();
+  private final ParkingServlet app = new ParkingServlet();
+  private WaitingRoom room;
+  private JettyHarness jetty;
+
+  @BeforeEach
+  void start() throws Exception {
+    room = WaitingRoom.builder().capacity(1).clock(clock).build();
+    jetty = new JettyHarness();
+    jetty.filter(new WaitingRoomFilter(room));
+    jetty.servlet(app, "/*");
+    jetty.start();
+  }
+
+  @AfterEach
+  void stop() {
+    jetty.close();
+    room.close();
+  }
+
+  /** Holds the only slot with a parked request. */
+  private CompletableFuture<HttpResponse<String>> occupy() throws Exception {
+    Browser holder = new Browser();
+    CompletableFuture<HttpResponse<String>> f = async(holder, jetty.url("/hold"), "text/html");
+    app.awaitParked(1);
+    return f;
+  }
+
+  private static CompletableFuture<HttpResponse<String>> async(
+      Browser b, String url, String accept) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return b.get(url, accept);
+          } catch (Exception e) {
+            throw new RuntimeException(e);
+          }
+        });
+  }
+
+  /** A visitor in line: it got the waiting page and its ticket. */
+  private Browser queued() throws Exception {
+    Browser b = new Browser();
+    assertEquals(200, b.get(jetty.url("/")).statusCode());
+    return b;
+  }
+
+  private CompletableFuture<HttpResponse<String>> heldPoll(Browser b) {
+    return async(b, jetty.url("/queue/status?wait=1"), "application/json");
+  }
+
+  private void awaitHeld(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (room.headOfLine().held() != n) {
+      assertTrue(System.nanoTime() < deadline, "held " + room.headOfLine().held() + ", not " + n);
+      Thread.onSpinWait();
+      Thread.yield();
+    }
+  }
+
+  @Test
+  void theFrontIsToldToPollEverySecond() throws Exception {
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    Browser b = queued();
+    clock.advanceMillis(1001);
+    String body = b.get(jetty.url("/queue/status"), "application/json").body();
+    assertTrue(body.contains("\"position\":1"), body);
+    assertTrue(body.endsWith("\"poll_after_ms\":1000}"), body);
+    app.releaseOne();
+    holder.join();
+  }
+
+  @Test
+  void aHeldPollIsAnsweredTheMomentItsSlotFrees() throws Exception {
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    Browser b = queued();
+    clock.advanceMillis(1001);
+    CompletableFuture<HttpResponse<String>> poll = heldPoll(b);
+    awaitHeld(1);
+    assertFalse(poll.isDone());
+    app.releaseOne(); // the slot frees: the held request hears of it at once, not at a timeout
+    holder.join();
+    HttpResponse<String> r = poll.get(10, TimeUnit.SECONDS);
+    assertEquals(200, r.statusCode());
+    assertEquals("{\"ready\":true,\"position\":0}", r.body());
+    assertEquals(0, room.headOfLine().held());
+    app.parkRequests(false);
+    assertEquals(200, b.get(jetty.url("/")).statusCode()); // the claim
+  }
+
+  @Test
+  void aHeldPollThatTimesOutSaysWhereItStandsAndMayPollAgainAtOnce() throws Exception {
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    Browser b = queued();
+    clock.advanceMillis(1001);
+    CompletableFuture<HttpResponse<String>> poll = heldPoll(b);
+    awaitHeld(1);
+    HttpResponse<String> r = poll.get(10, TimeUnit.SECONDS); // the hold's bound
+    assertEquals(200, r.statusCode());
+    assertTrue(
+        r.body().startsWith("{\"ready\":false,\"state\":\"waiting\",\"position\":1"), r.body());
+    assertTrue(r.body().endsWith("\"poll_after_ms\":0}"), r.body());
+    assertEquals(0, room.headOfLine().held(), "released on timeout");
+    app.releaseOne();
+    holder.join();
+  }
+
+  @Test
+  void onlyTheBandNearTheFrontIsHeld() throws Exception {
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    int band = HeadOfLine.HOLD_BAND; // × capacity 1
+    Browser[] line = new Browser[band + 1];
+    for (int i = 0; i < line.length; i++) {
+      line[i] = queued();
+    }
+    clock.advanceMillis(1001);
+    // the one just behind the band is answered at once, as before
+    HttpResponse<String> back =
+        line[band].get(jetty.url("/queue/status?wait=1"), "application/json");
+    assertTrue(back.body().contains("\"position\":" + (band + 1)), back.body());
+    assertEquals(0, room.headOfLine().held());
+    // without the parameter nobody is held
+    HttpResponse<String> plain = line[0].get(jetty.url("/queue/status"), "application/json");
+    assertTrue(plain.body().contains("\"position\":1"), plain.body());
+    clock.advanceMillis(1001);
+    CompletableFuture<?>[] polls = new CompletableFuture<?>[band];
+    for (int i = 0; i < band; i++) {
+      polls[i] = heldPoll(line[i]);
+    }
+    awaitHeld(band);
+    assertTrue(room.headOfLine().held() <= band * room.capacity());
+    app.releaseOne(); // one slot: the front one is answered, the rest stay held
+    holder.join();
+    assertEquals(
+        "{\"ready\":true,\"position\":0}",
+        ((HttpResponse<?>) polls[0].get(10, TimeUnit.SECONDS)).body());
+    CompletableFuture.allOf(polls).get(10, TimeUnit.SECONDS);
+    assertEquals(0, room.headOfLine().held());
+  }
+}
