@@ -83,7 +83,7 @@ final class RateBucket {
       return;
     }
     require(carry >= 0 && carry < 1, "carried fraction " + carry);
-    require(banked >= 0 && banked <= burst, "banked " + banked + " of a burst of " + burst);
+    require(banked >= 0, "banked " + banked); // above the burst only after an addAllowance
     require(!held || allowance == 0, "allowance " + allowance + " while held");
     require(held || banked == 0, "admissions banked while not held");
   }
