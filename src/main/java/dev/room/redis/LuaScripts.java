@@ -84,7 +84,8 @@ final class LuaScripts {
           "lib/lease.lua",
           "lib/reply.lua",
           "lib/sessions.lua",
-          "lib/draw.lua");
+          "lib/draw.lua",
+          "lib/bucket.lua");
 
   private final Map<Op, String> sources = new EnumMap<>(Op.class);
   private final Map<Op, String> shas = new EnumMap<>(Op.class);

@@ -170,6 +170,41 @@ class RedisRecoveryTest {
   }
 
   /**
+   * The fleet's rate bucket lives in the room's meta hash too: after a restart without persistence
+   * an instance that metered the line sends it again, empty (the loss is no fresh burst) and still
+   * metered (not unlimited), and its rate refills it for every instance.
+   */
+  @Test
+  void aRatedLineIsMeteredAgainEmptyAfterARedisRestartWithoutPersistence() throws Exception {
+    RedisLine a = instance(false);
+    RedisLine b = instance(false);
+    a.setCapacity(5, now());
+    a.beat();
+    b.beat();
+    a.meter(2, 2, now());
+    assertTrue(b.tryEnter());
+    assertTrue(b.tryEnter());
+    assertFalse(b.tryEnter(), "one bucket of two for both");
+    b.exit(now());
+    b.exit(now());
+
+    redis.stop();
+    redis.restartEmpty();
+    RedisLeaseTest.awaitReconnect(b);
+    RedisLeaseTest.awaitReconnect(a);
+    assertFalse(a.tryEnter(), "the bucket came back empty, not unlimited");
+    assertFalse(b.tryEnter());
+    clock.advanceMillis(1000);
+    b.refill(now());
+    assertTrue(a.tryEnter(), "its rate refills it, whoever refills");
+    assertTrue(a.tryEnter());
+    assertFalse(b.tryEnter(), "two a second");
+    a.exit(now());
+    a.exit(now());
+    a.checkInvariants();
+  }
+
+  /**
    * Regression (second reading): the shared sale controls live in the room's meta hash, so after a
    * restart without persistence the fleet's pause was nowhere in Redis and the next instance to
    * start seeded its own settings (open) for every instance.
