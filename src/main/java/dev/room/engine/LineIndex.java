@@ -116,17 +116,19 @@ final class LineIndex {
   /** Removes {@code t}, which must be in the index, and promotes the next member of its group. */
   void remove(Ticket t) {
     int i = slots.index(t);
-    boolean head = slots.counts.isHead(i);
-    Ticket next = slots.ticket(slots.counts.nextUsed(i + 1));
-    slots.take(t, i);
-    if (head && t.sameGroup(next)) {
-      slots.counts.setHead(slots.index(next), true);
+    SlotCounts c = slots.counts;
+    if (c.isHead(i)) {
+      int next = c.nextUsed(i + 1);
+      if (next >= 0 && !c.isHead(next)) { // a member of t's group, read from the bits alone
+        c.setHead(next, true);
+      }
     }
+    slots.take(t, i);
   }
 
   /** Returns the number of groups strictly ahead of {@code t}'s group, plus one. */
   long position(Ticket t) {
-    return slots.counts.headsThrough(slots.usedIndex(t));
+    return slots.counts.headsThrough(slots.slotIndex(t));
   }
 
   /** Returns the head of the {@code p}-th group (1-based), or null past the end. */

@@ -67,12 +67,12 @@ final class LineSlots {
   }
 
   /**
-   * The index of {@code t}'s slot without reading the slot array (a position's path): checks the
-   * slot is in range and used, not that it is {@code t}'s.
+   * The index of {@code t}'s slot without reading the slot array or the bits (a position's path,
+   * where every read is a likely cache miss): checks only that the slot is in range.
    */
-  int usedIndex(Ticket t) {
+  int slotIndex(Ticket t) {
     int i = t.slot - offset;
-    if (t.slot == Ticket.NO_SLOT || i < 0 || i >= at.length || !counts.isUsed(i)) {
+    if (t.slot == Ticket.NO_SLOT || i < 0 || i >= at.length) {
       throw new IllegalStateException("ticket not in the line index");
     }
     return i;
