@@ -13,13 +13,21 @@ import java.util.Arrays;
  * none the smallest aligned window around them that is sparse enough (its allowed density falls
  * from 1 for a 64-slot word to 3/4 for the whole array) is spread out evenly, which costs O(log² n)
  * slot moves amortised. When the back is reached the array slides (a quarter or more free at the
- * front), doubles (over half full) or is laid out afresh; it halves when under an eighth full.
+ * front), doubles (over half full) or is laid out afresh, three quarters full; it halves when under
+ * an eighth full. Arrivals leave a quarter of every word free (see {@link #FILL}).
  *
  * <p>Not thread-safe: the owning line's lock guards it.
  */
 final class LineSlots {
   /** The largest capacity: a ticket's slot, offset included, stays an {@code int}. */
   private static final int MAX_CAPACITY = 1 << 30;
+
+  /**
+   * Arrivals fill this many slots of each 64-slot word: the rest is room for the tickets that later
+   * sort between them (ties, ranks, lapsed offers), so the first of those spreads one word at most,
+   * where a line grown densely at the back would have to spread out all of it.
+   */
+  private static final int FILL = 48;
 
   private final int minCapacity;
   Ticket[] at;
@@ -112,9 +120,10 @@ final class LineSlots {
   int room(Ticket pred, Ticket succ) {
     while (true) {
       int a = pred == null ? -1 : index(pred);
-      if (succ == null) {
-        if (a + 1 < at.length) {
-          return a + 1; // an arrival: the slot after the last
+      if (succ == null) { // an arrival: a slot after the last, a quarter of each word kept free
+        int i = (a + 1 & 63) < FILL ? a + 1 : (a | 63) + 1;
+        if (i < at.length) {
+          return i;
         }
         makeRoomAtBack();
         continue;
@@ -127,7 +136,7 @@ final class LineSlots {
       if (hole >= 0) {
         return hole;
       }
-      if (size + 1 > (at.length >>> 1)) {
+      if (crowded()) {
         grow();
       } else {
         relayout(at.length);
@@ -209,11 +218,16 @@ final class LineSlots {
     int first = counts.selectUsed(1);
     if (first >= 64 && first >= at.length >>> 2) {
       slide(first & -64);
-    } else if (size + 1 > (at.length >>> 1)) {
+    } else if (crowded()) {
       grow();
     } else {
       relayout(at.length);
     }
+  }
+
+  /** Over half full, or too full for a fresh layout to leave a free word at the back. */
+  private boolean crowded() {
+    return size + 1 > (at.length >>> 1) || (long) size * 4 / 3 + 128 > at.length;
   }
 
   /** Moves every slot {@code d} (a multiple of 64) towards the front; tickets keep their slot. */
