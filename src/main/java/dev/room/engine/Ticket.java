@@ -5,9 +5,8 @@ import dev.room.spi.LineEntry;
 /**
  * One queued client: its token, its place in line and its liveness clock.
  *
- * <p>A waiting ticket sits in a leaf of the {@link LineIndex} and points back at it, so its
- * position is counted from its leaf up without a key search. Every field is guarded by the owning
- * {@link InMemoryLine}'s lock.
+ * <p>A waiting ticket holds its slot in the {@link LineIndex}, so its position is counted from the
+ * slot without a key search. Every field is guarded by the owning {@link InMemoryLine}'s lock.
  */
 final class Ticket {
   static final byte WAITING = 1;
@@ -93,8 +92,13 @@ final class Ticket {
 
   Ticket right;
 
-  /** The index leaf holding this ticket while it waits, maintained by {@link LineIndex}. */
-  LineIndex.Leaf leaf;
+  /** No slot: not in a line index. */
+  static final int NO_SLOT = Integer.MIN_VALUE;
+
+  /**
+   * Its slot in the {@link LineIndex} while it waits ({@link LineSlots}), else {@link #NO_SLOT}.
+   */
+  int slot = NO_SLOT;
 
   Ticket(long hi, long lo, long number) {
     this.hi = hi;
