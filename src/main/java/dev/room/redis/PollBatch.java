@@ -11,23 +11,30 @@ import java.util.List;
  * The status polls of one {@link RedisLine} sent to Redis in batches, one script a batch ({@code
  * ops/polls.lua}): a group commit. A poll that finds no batch on its way goes out at once, alone;
  * polls that arrive meanwhile wait, and the next batch takes all of them (up to {@link #MAX}) as
- * soon as the one on its way returns. So an idle room's poll costs what it did, and a busy one's
- * polls share a round trip and the script's fixed cost, which was most of a poll's cost in Redis.
+ * soon as one on its way returns ({@link #IN_FLIGHT} may be). So an idle room's poll costs what it
+ * did, and a busy one's polls share a round trip and the script's fixed cost, which was most of a
+ * poll's cost in Redis.
  *
  * <p>Every poll still runs the one poll rule, atomically, on Redis's state at the time: a batch
  * runs its polls one after the other inside one script, and the polls of one batch were all in
- * flight at once, so any order among them is one they could have run in. The thread whose poll
- * leads a batch sends it; when it returns, that thread hands the lead to the first poll still
- * waiting, so no poll waits for more than the batch on its way and its own.
+ * flight at once, so any order among them is one they could have run in. A thread that may send
+ * takes the first polls waiting (its own among them, or in its next batch), so polls go in the
+ * order they came.
  */
 final class PollBatch {
   /** Polls a script answers at most: a batch of 128 keeps Redis busy well under a millisecond. */
   static final int MAX = 128;
 
+  /**
+   * Batches on their way at once: two, so that Redis works on one while the other's reply and the
+   * next request cross the network, and a poll waits for at most one batch besides its own.
+   */
+  static final int IN_FLIGHT = 2;
+
   private final LineScripts scripts;
   private final Object lock = new Object();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
-  private boolean leading; // a batch is on its way, or its thread is handing the lead on
+  private int sending; // threads sending batches now, at most IN_FLIGHT
 
   PollBatch(LineScripts scripts) {
     this.scripts = scripts;
@@ -38,38 +45,56 @@ final class PollBatch {
     Pending me = new Pending(token, now, policy);
     synchronized (lock) {
       queue.addLast(me);
-      if (leading) {
-        boolean interrupted = false;
-        while (!me.done && !me.lead) {
-          try {
-            lock.wait();
-          } catch (InterruptedException e) {
-            interrupted = true; // the poll is on its way: wait for its answer, keep the interrupt
-          }
-        }
-        if (interrupted) {
-          Thread.currentThread().interrupt();
-        }
-        if (me.done) {
-          return me.result();
+      boolean interrupted = false;
+      while (!me.done && sending >= IN_FLIGHT) {
+        try {
+          lock.wait();
+        } catch (InterruptedException e) {
+          interrupted = true; // the poll is on its way: wait for its answer, keep the interrupt
         }
       }
-      leading = true;
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      if (me.done) {
+        return me.result();
+      }
+      sending++;
     }
-    List<Pending> batch = take(); // me is first in the queue, so in it
     try {
-      send(batch);
+      while (true) { // the first polls waiting go first: mine may go in a later batch, or another's
+        List<Pending> batch;
+        synchronized (lock) {
+          boolean interrupted = false;
+          while (!me.done && queue.isEmpty()) {
+            try {
+              lock.wait(); // another thread's batch took mine
+            } catch (InterruptedException e) {
+              interrupted = true;
+            }
+          }
+          if (interrupted) {
+            Thread.currentThread().interrupt();
+          }
+          if (me.done) {
+            break;
+          }
+          batch = take();
+        }
+        try {
+          send(batch);
+        } finally {
+          synchronized (lock) {
+            for (Pending p : batch) {
+              p.done = true;
+            }
+            lock.notifyAll();
+          }
+        }
+      }
     } finally {
       synchronized (lock) {
-        for (Pending p : batch) {
-          p.done = true;
-        }
-        Pending next = queue.peekFirst();
-        if (next == null) {
-          leading = false;
-        } else {
-          next.lead = true;
-        }
+        sending--;
         lock.notifyAll();
       }
     }
@@ -78,14 +103,12 @@ final class PollBatch {
 
   /** The first polls waiting that share the first one's policy (the script takes one). */
   private List<Pending> take() {
-    synchronized (lock) {
-      List<Pending> batch = new ArrayList<>(Math.min(queue.size(), MAX));
-      Policy policy = queue.peekFirst().policy;
-      while (batch.size() < MAX && !queue.isEmpty() && queue.peekFirst().policy.equals(policy)) {
-        batch.add(queue.pollFirst());
-      }
-      return batch;
+    List<Pending> batch = new ArrayList<>(Math.min(queue.size(), MAX));
+    Policy policy = queue.peekFirst().policy;
+    while (batch.size() < MAX && !queue.isEmpty() && queue.peekFirst().policy.equals(policy)) {
+      batch.add(queue.pollFirst());
     }
+    return batch;
   }
 
   private void send(List<Pending> batch) {
@@ -117,7 +140,6 @@ final class PollBatch {
     final String token;
     final long now;
     final Policy policy;
-    boolean lead;
     boolean done;
     long outcome;
     RuntimeException failure;
