@@ -1,7 +1,9 @@
 -- A status poll (RedisLine.poll / InMemoryLine.poll): ops/poll runs one, ops/polls a batch.
 
--- Polls ticket token at now under the policy's limits; returns kind, position, flags.
-local function pollTicket(token, now, ttl, grace, pollInterval, cookieRefresh, offerTimeout)
+-- Polls ticket token at now under the policy's limits; returns kind, position, flags. byRank: the
+-- position by ZRANK (the same number as position's count), as every poll did before the count.
+local function pollTicket(token, now, ttl, grace, pollInterval, cookieRefresh, offerTimeout,
+    byRank)
   local t = load(token)
   if not t then
     return {goneKind(token), 0, 0}
@@ -43,5 +45,8 @@ local function pollTicket(token, now, ttl, grace, pollInterval, cookieRefresh, o
     return {K_READY, 0, flags}
   end
   save(token, t)
+  if byRank then
+    return {K_WAITING, redis.call('ZRANK', HEADS, group(t[BAND], t[PLACE])) + 1, flags}
+  end
   return {K_WAITING, position(t), flags}
 end
