@@ -1,9 +1,7 @@
 -- A status poll (RedisLine.poll / InMemoryLine.poll): ops/poll runs one, ops/polls a batch.
 
--- Polls ticket token at now under the policy's limits; returns kind, position, flags. byRank: the
--- position by ZRANK (the same number as position's count), as every poll did before the count.
-local function pollTicket(token, now, ttl, grace, pollInterval, cookieRefresh, offerTimeout,
-    byRank)
+-- Polls ticket token at now under the policy's limits; returns kind, position, flags.
+local function pollTicket(token, now, ttl, grace, pollInterval, cookieRefresh, offerTimeout)
   local t = load(token)
   if not t then
     return {goneKind(token), 0, 0}
@@ -45,8 +43,5 @@ local function pollTicket(token, now, ttl, grace, pollInterval, cookieRefresh, o
     return {K_READY, 0, flags}
   end
   save(token, t)
-  if byRank then
-    return {K_WAITING, redis.call('ZRANK', HEADS, group(t[BAND], t[PLACE])) + 1, flags}
-  end
   return {K_WAITING, position(t), flags}
 end

@@ -13,9 +13,7 @@
 -- when it finds the ticket due there (ops/evict.lua): a skip-list update per poll was a fifth of
 -- a poll's cost, and a waiting page polls some sixty times per TTL. Every other poll goes to
 -- pollTicket, after the library, once every common one of the batch is answered. The polls of
--- one batch were all in flight at once, so this order is one they could have run in. The
--- position is read from heads' position count as lib/order.lua's position reads it (its
--- companions heads:pos and heads:bits share the room's hash tag, so its shard).
+-- one batch were all in flight at once, so this order is one they could have run in.
 local hTk, hHeads = KEYS[2], KEYS[4]
 local hTtl, hInterval, hCookies = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local hResumed = tonumber(redis.call('HGET', KEYS[1], 'resumed')) or 0
