@@ -5,5 +5,4 @@
 for k = STAGED + 1, STAGED + 8 do
   redis.call('DEL', KEYS[k])
 end
-redis.call('DEL', KEYS[STAGED + 3] .. ':pos', KEYS[STAGED + 3] .. ':bits') -- lib/order.lua
 return {0}

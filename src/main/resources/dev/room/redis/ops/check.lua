@@ -14,16 +14,6 @@ need(tickets == waiting + readyN, 'tickets ' .. tickets .. ' != waiting + ready'
 need(redis.call('ZCARD', RDYAT) == readyN, 'claim deadlines != ready')
 need(redis.call('ZCARD', ACT) == tickets, 'activity index != tickets')
 need(redis.call('ZCARD', HEADS) == redis.call('HLEN', GSIZE), 'groups != group sizes')
--- heads' position count (lib/order.lua), while on, gives every band-0 group its rank
-if redis.call('EXISTS', HEADS .. ':pos') == 1 and redis.call('ZCARD', HEADS) <= 10000 then
-  local gs = redis.call('ZRANGE', HEADS, 0, -1)
-  for i = 1, #gs do
-    if bandOf(gs[i]) == 0 then
-      local p = position({[BAND] = 0, [PLACE] = tonumber(string.sub(gs[i], 9, 24), 16)})
-      need(p == i, 'the position count says ' .. p .. ' for the group at ' .. i)
-    end
-  end
-end
 local members = 0
 local sizes = redis.call('HVALS', GSIZE)
 for i = 1, #sizes do

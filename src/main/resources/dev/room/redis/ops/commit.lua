@@ -9,7 +9,6 @@ if metaNum('used') == 1 then
   for k = STAGED + 1, STAGED + 8 do
     redis.call('DEL', KEYS[k])
   end
-  redis.call('DEL', KEYS[STAGED + 3] .. ':pos', KEYS[STAGED + 3] .. ':bits')
   return reply(-1, 0, 0)
 end
 local live = {TK, LINE, HEADS, GSIZE, ACT, UNSEEN, PASSES, IDS}
@@ -19,15 +18,6 @@ for k = 1, 8 do
     redis.call('PERSIST', live[k])
   else
     redis.call('DEL', live[k])
-  end
-end
--- heads' position count (lib/order.lua) goes with it
-for _, suffix in ipairs({':pos', ':bits'}) do
-  if redis.call('EXISTS', KEYS[STAGED + 3] .. suffix) == 1 then
-    redis.call('RENAME', KEYS[STAGED + 3] .. suffix, HEADS .. suffix)
-    redis.call('PERSIST', HEADS .. suffix)
-  else
-    redis.call('DEL', HEADS .. suffix)
   end
 end
 redis.call('DEL', READYQ, RDYAT, HERE, AOFF, MOVED)

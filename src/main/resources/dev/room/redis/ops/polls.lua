@@ -17,8 +17,6 @@
 local hTk, hHeads = KEYS[2], KEYS[4]
 local hTtl, hInterval, hCookies = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local hResumed = tonumber(redis.call('HGET', KEYS[1], 'resumed')) or 0
-local hPos, hBits = hHeads .. ':pos', hHeads .. ':bits'
-local hCounted = redis.call('EXISTS', hPos) == 1
 local hOut, hRest = {}, nil
 for i = 6, #ARGV, 2 do
   local token, now = ARGV[i], tonumber(ARGV[i + 1])
@@ -43,42 +41,9 @@ for i = 6, #ARGV, 2 do
     redis.call('HSET', hTk, token, cmsgpack.pack(t))
     local k = (i - 6) / 2 * 3
     hOut[k + 1] = 1 -- K_WAITING
-    -- position (lib/order.lua): one plus the tie groups ahead of the ticket's own, from heads'
-    -- position count while it is on and the ticket in band 0 (as position does), else ZRANK
-    local place = t[3]
-    if hCounted and t[2] == 0 then
-      local b = math.floor(place / 4096) -- POS_BLOCK
-      local args = {'GET', 'u32', '#0'}
-      local j = b
-      while j > 0 do
-        args[#args + 1] = 'GET'
-        args[#args + 1] = 'u32'
-        args[#args + 1] = '#' .. j
-        j = j - bit.band(j, -j)
-      end
-      local r = redis.call('BITFIELD', hPos, unpack(args))
-      local n = 1
-      for q = 1, #r do
-        n = n + r[q]
-      end
-      local from, to = b * 512, math.floor(place / 8)
-      if to > from then
-        n = n + redis.call('BITCOUNT', hBits, from, to - 1)
-      end
-      local rest = place % 8
-      if rest > 0 then
-        local v = math.floor((string.byte(redis.call('GETRANGE', hBits, to, to)) or 0)
-          / 2 ^ (8 - rest))
-        while v > 0 do
-          n = n + v % 2
-          v = math.floor(v / 2)
-        end
-      end
-      hOut[k + 2] = n
-    else
-      hOut[k + 2] = redis.call('ZRANK', hHeads, string.format('%08x%016x', 2147483647 - t[2],
-        place)) + 1
-    end
+    -- position (lib/order.lua): one plus the tie groups ahead of the ticket's own
+    hOut[k + 2] = redis.call('ZRANK', hHeads,
+      string.format('%08x%016x', 2147483647 - t[2], t[3])) + 1
     hOut[k + 3] = flags
   else
     hRest = hRest or {}

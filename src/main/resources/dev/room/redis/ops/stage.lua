@@ -43,7 +43,4 @@ end
 for k = STAGED + 1, STAGED + 8 do
   redis.call('PEXPIRE', KEYS[k], 3600000)
 end
-for _, suffix in ipairs({':pos', ':bits'}) do -- heads' position count (lib/order.lua)
-  redis.call('PEXPIRE', HEADS .. suffix, 3600000)
-end
 return {0}
