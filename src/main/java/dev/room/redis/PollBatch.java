@@ -5,7 +5,9 @@ import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Policy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The status polls of one {@link RedisLine} sent to Redis in batches, one script a batch ({@code
@@ -17,9 +19,9 @@ import java.util.List;
  *
  * <p>Every poll still runs the one poll rule, atomically, on Redis's state at the time: a batch
  * runs its polls one after the other inside one script, and the polls of one batch were all in
- * flight at once, so any order among them is one they could have run in. A thread that may send
- * takes the first polls waiting (its own among them, or in its next batch), so polls go in the
- * order they came.
+ * flight at once, so any order among them is one they could have run in. A thread that holds a slot
+ * to send takes the first polls waiting (its own among them, or in its next batch), so polls go in
+ * the order they came; when its own is answered it passes the slot to the first poll still waiting.
  */
 final class PollBatch {
   /** Polls a script answers at most: a batch of 128 keeps Redis busy well under a millisecond. */
@@ -42,71 +44,87 @@ final class PollBatch {
 
   /** One poll of {@code token} at {@code now}: the outcome {@code ops/poll.lua} would give. */
   long poll(String token, long now, Policy policy) {
-    Pending me = new Pending(token, now, policy);
+    Pending me = new Pending(token, now, policy, Thread.currentThread());
     synchronized (lock) {
       queue.addLast(me);
-      boolean interrupted = false;
-      while (!me.done && sending >= IN_FLIGHT) {
-        try {
-          lock.wait();
-        } catch (InterruptedException e) {
-          interrupted = true; // the poll is on its way: wait for its answer, keep the interrupt
-        }
+      if (sending < IN_FLIGHT) {
+        sending++;
+        me.leads = true;
       }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-      if (me.done) {
-        return me.result();
-      }
-      sending++;
+    }
+    // Each waiting poll is woken alone (LockSupport), not all of them at every batch's end: under
+    // a loaded CPU, waking every waiter to find most still waiting cost more than the batch saved.
+    boolean interrupted = false;
+    while (!me.done && !me.leads) {
+      LockSupport.park(this);
+      interrupted |= Thread.interrupted(); // the poll is on its way: wait for its answer
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    if (me.done && !me.leads) {
+      return me.result();
     }
     try {
-      while (true) { // the first polls waiting go first: mine may go in a later batch, or another's
+      while (true) { // the first polls waiting go first: mine may go in a later batch
         List<Pending> batch;
         synchronized (lock) {
-          boolean interrupted = false;
-          while (!me.done && queue.isEmpty()) {
-            try {
-              lock.wait(); // another thread's batch took mine
-            } catch (InterruptedException e) {
-              interrupted = true;
-            }
-          }
-          if (interrupted) {
-            Thread.currentThread().interrupt();
-          }
           if (me.done) {
             break;
           }
-          batch = take();
+          batch = take(me);
+        }
+        if (batch.isEmpty()) { // a poll holding a slot is taken by no other thread
+          throw new IllegalStateException("a poll holding a slot was taken by another batch");
         }
         try {
           send(batch);
         } finally {
-          synchronized (lock) {
-            for (Pending p : batch) {
-              p.done = true;
-            }
-            lock.notifyAll();
+          for (Pending p : batch) {
+            p.done = true;
+            LockSupport.unpark(p.thread);
           }
         }
       }
     } finally {
       synchronized (lock) {
-        sending--;
-        lock.notifyAll();
+        Pending next = null;
+        for (Pending p : queue) {
+          if (!p.leads) {
+            next = p;
+            break;
+          }
+        }
+        if (next == null) {
+          sending--;
+        } else {
+          next.leads = true; // the slot passes on to the first poll still waiting
+          LockSupport.unpark(next.thread);
+        }
       }
     }
     return me.result();
   }
 
-  /** The first polls waiting that share the first one's policy (the script takes one). */
-  private List<Pending> take() {
+  /**
+   * The first polls waiting that share the first one's policy (the script takes one), leaving out
+   * those handed a slot to send their own (but for {@code me}).
+   */
+  private List<Pending> take(Pending me) {
     List<Pending> batch = new ArrayList<>(Math.min(queue.size(), MAX));
-    Policy policy = queue.peekFirst().policy;
-    while (batch.size() < MAX && !queue.isEmpty() && queue.peekFirst().policy.equals(policy)) {
-      batch.add(queue.pollFirst());
+    Policy policy = null;
+    for (Iterator<Pending> it = queue.iterator(); it.hasNext() && batch.size() < MAX; ) {
+      Pending p = it.next();
+      if (p.leads && p != me) {
+        continue;
+      }
+      if (policy == null) {
+        policy = p.policy;
+      } else if (!p.policy.equals(policy)) {
+        break;
+      }
+      batch.add(p);
+      it.remove();
     }
     return batch;
   }
@@ -135,19 +153,25 @@ final class PollBatch {
     }
   }
 
-  /** A poll waiting for its batch; its fields are guarded by the batch's lock once queued. */
+  /**
+   * A poll waiting for its batch. {@code leads} is guarded by the batch's lock; {@code outcome} and
+   * {@code failure} are written before {@code done}, which publishes them.
+   */
   private static final class Pending {
     final String token;
     final long now;
     final Policy policy;
-    boolean done;
+    final Thread thread;
+    volatile boolean leads; // may send batches: holds one of the IN_FLIGHT slots
+    volatile boolean done;
     long outcome;
     RuntimeException failure;
 
-    Pending(String token, long now, Policy policy) {
+    Pending(String token, long now, Policy policy, Thread thread) {
       this.token = token;
       this.now = now;
       this.policy = policy;
+      this.thread = thread;
     }
 
     long result() {
