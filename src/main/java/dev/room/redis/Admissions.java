@@ -23,6 +23,7 @@ final class Admissions {
   private final InstantSource clock;
   private final Recovery recovery;
   private final boolean failOpen;
+  private final PollBatch polls; // null: one script a poll (ops/poll.lua)
 
   Admissions(
       LineScripts scripts,
@@ -30,6 +31,17 @@ final class Admissions {
       Recovery recovery,
       InstantSource clock,
       boolean failOpen) {
+    this(scripts, lease, recovery, clock, failOpen, true);
+  }
+
+  Admissions(
+      LineScripts scripts,
+      InstanceLease lease,
+      Recovery recovery,
+      InstantSource clock,
+      boolean failOpen,
+      boolean batchPolls) {
+    this.polls = batchPolls ? new PollBatch(scripts) : null;
     this.scripts = scripts;
     this.lease = lease;
     this.recovery = recovery;
@@ -118,6 +130,9 @@ final class Admissions {
 
   long poll(long hi, long lo, long now, Policy p) {
     try {
+      if (polls != null) {
+        return polls.poll(Tokens.format(hi, lo), now, p);
+      }
       return Replies.outcome(
           scripts.eval(
               Op.POLL,

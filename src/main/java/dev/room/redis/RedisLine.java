@@ -98,7 +98,7 @@ public final class RedisLine implements Line {
     this.scripts = new LineScripts(link, keys, this::wakeHeartbeat);
     this.limits = new SharedLimits(roomId, scripts);
     this.recovery = new Recovery(roomId);
-    this.admissions = new Admissions(scripts, lease, recovery, clock, b.failOpen);
+    this.admissions = new Admissions(scripts, lease, recovery, clock, b.failOpen, b.batchPolls);
     this.management = new LineManagement(roomId, scripts);
     this.passes = new PassBook(link, keys, b.failOpen);
     this.archive = new LineArchive(scripts, passes);
@@ -481,6 +481,7 @@ public final class RedisLine implements Line {
     private String instanceName = defaultInstanceName();
     private boolean backgroundHeartbeat = true;
     private boolean cluster;
+    private boolean batchPolls = true;
 
     private Builder(String redisUri, String roomId) {
       this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
@@ -535,6 +536,19 @@ public final class RedisLine implements Line {
       this.cluster = cluster;
       return this;
     }
+
+    // redis poll (u7-redispoll)
+    /**
+     * Whether status polls that wait for Redis together go as one script (default true): a busy
+     * room's polls then share a round trip and most of Redis's cost. {@code false} sends each poll
+     * as its own script, as before; benchmarks measure the two side by side.
+     */
+    public Builder batchPolls(boolean batchPolls) {
+      this.batchPolls = batchPolls;
+      return this;
+    }
+
+    // end redis poll
 
     /** For tests that drive every heartbeat by hand ({@link RedisLine#beat()}). */
     Builder manualHeartbeat() {

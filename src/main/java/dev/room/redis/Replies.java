@@ -39,7 +39,12 @@ final class Replies {
 
   /** A kind, position and flags reply as an {@link Outcome}. */
   static long outcome(List<Object> r) {
-    long f = num(r, 2);
+    return outcome(r, 0);
+  }
+
+  /** The kind, position and flags at {@code at}, {@code at + 1}, {@code at + 2} of a reply. */
+  static long outcome(List<Object> r, int at) {
+    long f = num(r, at + 2);
     long flags = 0;
     if ((f & 1) != 0) {
       flags |= Outcome.RATE_LIMITED;
@@ -62,6 +67,6 @@ final class Replies {
     if ((f & 64) != 0) {
       flags |= Outcome.REJOINED;
     }
-    return Outcome.of((int) code(r), num(r, 1), flags);
+    return Outcome.of((int) num(r, at), num(r, at + 1), flags);
   }
 }

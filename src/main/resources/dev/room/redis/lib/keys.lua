@@ -1,8 +1,9 @@
 -- The line's state transitions on Redis: this library, then one file per operation (ops/).
 --
--- LuaScripts prepends the library (lib/keys, record, identity, order, window, retire, lease, reply, in that
--- order: each piece uses only the ones before it) to each ops/<name>.lua, so every transition is
--- one EVALSHA and runs atomically. The rules are the in-memory line's (dev.room.engine.InMemoryLine
+-- LuaScripts prepends the library (lib/keys, record, identity, order, window, retire, lease, reply,
+-- poll, sessions, in that order: each piece uses only the ones before it) to each ops/<name>.lua
+-- (ops/polls.lua has it inserted after its head instead), so every transition is one EVALSHA and
+-- runs atomically. The rules are the in-memory line's (dev.room.engine.InMemoryLine
 -- and its parts): only the storage differs.
 --
 -- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..17]):
@@ -16,7 +17,8 @@
 --   gsize   hash  group -> members waiting in it
 --   ready   zset  ready tickets, scored by the order they became ready
 --   rdyat   zset  ready tickets by readyAt (the claim deadline's start)
---   act     zset  every ticket by lastActivity (the sliding TTL)
+--   act     zset  every ticket by a time no later than its last activity (the record's LAST, the
+--                 sliding TTL): a batched poll leaves it behind, the reaper catches a due one up
 --   unseen  zset  tickets never seen since issue, by issuedAt (the first-poll grace)
 --   passes  zset  VIP pass token -> expiresAt
 --   leases  zset  lease generation -> expiry; a generation is one registration of one instance

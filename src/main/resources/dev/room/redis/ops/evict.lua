@@ -27,6 +27,10 @@ local function sweep(key, span)
       if lapse(due[i], t, 1) then
         timedOut = timedOut + 1
       end
+    elseif key == ACT then
+      -- A batched poll leaves act behind the record (ops/polls.lua): the ticket was heard from
+      -- since, at LAST, which is within the TTL (the amnesty is over: see above).
+      redis.call('ZADD', ACT, t[LAST], due[i])
     end
   end
   if #due >= limit then

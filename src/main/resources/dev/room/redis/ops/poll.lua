@@ -1,48 +1,8 @@
--- poll: mirrors RedisLine.poll / InMemoryLine.poll.
+-- poll: mirrors RedisLine.poll / InMemoryLine.poll, one poll a script (lib/poll.lua). The
+-- request path sends polls batched (ops/polls.lua); this one stays for RedisLine.Builder's
+-- batchPolls(false), which benchmarks measure beside the batch.
 -- KEYS: the room's 17 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: token, now, ttl, grace, pollInterval, cookieRefresh, offerTimeout. Returns kind, position,
 -- flags.
-local token, now = ARGV[1], tonumber(ARGV[2])
-local grace, offerTimeout = tonumber(ARGV[4]), tonumber(ARGV[7])
-local t = load(token)
-if not t then
-  return {goneKind(token), 0, 0}
-end
-if expired(t, now, tonumber(ARGV[3]), grace) then
-  retire(token, t, now)
-  return {K_UNKNOWN, 0, F_EVICTED}
-end
-local flags
-flags, t = lapseIfDue(token, t, now, grace, offerTimeout)
-if t[POLLED] ~= 0 and now - t[LASTPOLL] < tonumber(ARGV[5]) then
-  flags = flags + F_RATE_LIMITED
-else
-  t[LASTPOLL] = now
-  t[POLLED] = 1
-end
-t[LAST] = now
-redis.call('ZADD', ACT, now, token)
-if t[SEEN] == 0 then
-  t[SEEN] = 1
-  redis.call('ZREM', UNSEEN, token)
-end
-if t[RESEND] == 1 or now - t[COOKIES] >= tonumber(ARGV[6]) then
-  t[RESEND] = 0
-  t[COOKIES] = now
-  flags = flags + F_REFRESH
-end
-if away(t) then
-  t = present(token, t, now)
-end
-if t[STATE] == READY then
-  if t[TOLD] == 0 then
-    t[TOLD] = 1
-    t[READYAT] = now -- the claim deadline runs from when the client learns of it
-    redis.call('ZADD', RDYAT, now, token)
-    flags = flags + F_FIRST_READY
-  end
-  save(token, t)
-  return {K_READY, 0, flags}
-end
-save(token, t)
-return {K_WAITING, position(t), flags}
+return pollTicket(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]),
+  tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))

@@ -30,10 +30,17 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Each line gets one held slot and {@code --queued} waiting tickets; then {@code --threads}
  * threads poll random tickets ({@code Line.poll}, exactly what the status endpoint calls) for
- * {@code --seconds} after a warm-up of the same length. Round trips per poll are Redis's own count
- * of EVALSHA calls ({@code INFO commandstats}) over the polls made, beside the commands the poll
- * script runs inside Redis and the server time per script call. Both lines run in the same JVM and
- * the same run, so the in-memory figures are the baseline. It starts its own {@code redis-server}
+ * {@code --seconds} after a warm-up of the same length. The Redis room is polled through two
+ * instances of the line on it: "Redis, batched" as the line runs by default (the polls waiting
+ * for Redis together go as one script, {@code ops/polls.lua}) and "Redis, one script a poll"
+ * ({@code RedisLine.Builder.batchPolls(false)}, {@code ops/poll.lua}: the path before issue 16),
+ * interleaved thread count by thread count, so new ÷ old is measured in one run. Round trips per
+ * poll are Redis's own count of EVALSHA calls ({@code INFO commandstats}) over the polls made,
+ * beside the commands the scripts run inside Redis per poll, the scripts' server time per poll
+ * ({@code usec} of EVALSHA ÷ polls) and Redis's whole CPU time per poll ({@code used_cpu_sys +
+ * used_cpu_user}, network included). Every line runs in the same JVM and the same run, so the
+ * in-memory figures are the baseline. {@code --paths} picks the Redis rows ({@code old,new},
+ * the default, or one of them). It starts its own {@code redis-server}
  * on a free loopback port (no persistence) unless {@code --redis redis://host:port} names one; it
  * never prints a token.
  *
@@ -49,7 +56,8 @@ import java.util.concurrent.atomic.LongAdder;
  * </pre>
  */
 public final class RedisPollBench {
-  private static final Policy POLICY = new Policy(300_000, 0, 1000, 100_000, 60_000, 0);
+  // A TTL of an hour: filling a million on a loaded machine takes minutes.
+  private static final Policy POLICY = new Policy(3_600_000, 0, 1000, 100_000, 60_000, 0);
 
   private RedisPollBench() {}
 
@@ -58,12 +66,14 @@ public final class RedisPollBench {
     int seconds = 5;
     String threadList = "1,4,16";
     String redisUri = null;
+    String paths = "old,new";
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--queued" -> queued = Integer.parseInt(args[i + 1]);
         case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
         case "--threads" -> threadList = args[i + 1];
         case "--redis" -> redisUri = args[i + 1];
+        case "--paths" -> paths = args[i + 1];
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -92,20 +102,30 @@ public final class RedisPollBench {
           Runtime.getRuntime().availableProcessors());
       System.out.printf(
           Locale.ROOT,
-          "| line | threads | polls/s | mean µs/poll | round trips/poll | commands in script"
-              + " | Redis µs/poll |%n");
-      System.out.printf(Locale.ROOT, "|---|---:|---:|---:|---:|---:|---:|%n");
+          "| line | threads | polls/s | mean µs/poll | round trips/poll | commands/poll in scripts"
+              + " | Redis script µs/poll | Redis CPU µs/poll |%n");
+      System.out.printf(Locale.ROOT, "|---|---:|---:|---:|---:|---:|---:|---:|%n");
       InMemoryLine memory = new InMemoryLine(1);
       fill(memory, tokens);
-      RedisLine redis =
-          RedisLine.connect(redisUri, "bench-" + UUID.randomUUID().toString().substring(0, 8));
+      String room = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+      RedisLine redis = RedisLine.builder(redisUri, room).build();
+      RedisLine single = RedisLine.builder(redisUri, room).batchPolls(false).build();
       redis.setCapacity(1, System.currentTimeMillis());
+      long filling = System.nanoTime();
       fill(redis, tokens);
+      System.err.printf(
+          Locale.ROOT, "filled %d in %.0f s%n", queued, (System.nanoTime() - filling) / 1e9);
       for (String t : threadList.split(",")) {
         int threads = Integer.parseInt(t.strip());
         run("in-memory", memory, tokens, threads, seconds, 0);
-        run("Redis", redis, tokens, threads, seconds, port);
+        if (paths.contains("old")) {
+          run("Redis, one script a poll", single, tokens, threads, seconds, port);
+        }
+        if (paths.contains("new")) {
+          run("Redis, batched", redis, tokens, threads, seconds, port);
+        }
       }
+      single.close();
       redis.close();
     } finally {
       if (server != null) {
@@ -127,29 +147,30 @@ public final class RedisPollBench {
     String trips = "–";
     String commands = "–";
     String serverMicros = "–";
+    String cpuMicros = "–";
     if (port != 0) {
       long[] after = stats(port);
       long calls = after[1] - before[1];
       // A round trip is one command from the client: here only EVALSHA (the heartbeat's are a
-      // handful per run). Commands a script runs inside Redis are counted apart; our one INFO
-      // call falls inside the window.
+      // handful per run). Commands a script runs inside Redis are counted apart; our INFO calls
+      // fall inside the window.
       trips = String.format(Locale.ROOT, "%.3f", calls / (double) polls);
       commands =
-          String.format(Locale.ROOT, "%.1f", (after[0] - before[0] - 1 - calls) / (double) polls);
-      serverMicros =
-          String.format(
-              Locale.ROOT, "%.1f", calls == 0 ? 0 : (after[2] - before[2]) / (double) calls);
+          String.format(Locale.ROOT, "%.1f", (after[0] - before[0] - 2 - calls) / (double) polls);
+      serverMicros = String.format(Locale.ROOT, "%.2f", (after[2] - before[2]) / (double) polls);
+      cpuMicros = String.format(Locale.ROOT, "%.2f", (after[3] - before[3]) / (double) polls);
     }
     System.out.printf(
         Locale.ROOT,
-        "| %s | %d | %,.0f | %.1f | %s | %s | %s |%n",
+        "| %s | %d | %,.0f | %.1f | %s | %s | %s | %s |%n",
         name,
         threads,
         rate,
         threads * 1e6 / rate,
         trips,
         commands,
-        serverMicros);
+        serverMicros,
+        cpuMicros);
   }
 
   /** Polls random waiting tickets from {@code threads} threads for {@code seconds}. */
@@ -193,16 +214,52 @@ public final class RedisPollBench {
     return done.sum();
   }
 
-  private static void fill(Line line, long[][] tokens) {
+  /**
+   * One held slot, then every token arrives, from 8 threads (a Redis line's arrivals then share
+   * its connection's pipeline), then each is polled once, so that every ticket is as a waiting
+   * page's is after its first poll.
+   */
+  private static void fill(Line line, long[][] tokens) throws InterruptedException {
     if (!line.tryEnter()) {
       throw new IllegalStateException("a fresh line must admit");
     }
     long now = System.currentTimeMillis();
-    for (int i = 0; i < tokens[0].length; i++) {
-      long o = line.arrive(tokens[0][i], tokens[1][i], "", false, now, POLICY);
-      if (Outcome.kind(o) != Outcome.WAITING) {
-        throw new IllegalStateException("ticket " + i + " was not queued");
-      }
+    int n = tokens[0].length;
+    int threads = 8;
+    List<Thread> workers = new ArrayList<>();
+    List<RuntimeException> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    for (int w = 0; w < threads; w++) {
+      int from = (int) ((long) n * w / threads);
+      int to = (int) ((long) n * (w + 1) / threads);
+      Thread th =
+          new Thread(
+              () -> {
+                try {
+                  for (int i = from; i < to; i++) {
+                    long o = line.arrive(tokens[0][i], tokens[1][i], "", false, now, POLICY);
+                    if (Outcome.kind(o) != Outcome.WAITING) {
+                      throw new IllegalStateException("ticket " + i + " was not queued");
+                    }
+                  }
+                  for (int i = from; i < to; i++) {
+                    long o = line.poll(tokens[0][i], tokens[1][i], now, POLICY);
+                    if (Outcome.kind(o) != Outcome.WAITING) {
+                      throw new IllegalStateException("ticket " + i + " is not waiting");
+                    }
+                  }
+                } catch (RuntimeException e) {
+                  failures.add(e);
+                }
+              },
+              "filler-" + w);
+      workers.add(th);
+      th.start();
+    }
+    for (Thread th : workers) {
+      th.join();
+    }
+    if (!failures.isEmpty()) {
+      throw failures.get(0);
     }
   }
 
@@ -216,9 +273,14 @@ public final class RedisPollBench {
     return t;
   }
 
-  /** {total commands processed, EVALSHA calls, EVALSHA µs}, read over a plain socket. */
+  /**
+   * {total commands processed, EVALSHA calls, EVALSHA µs, Redis CPU µs}, read over a plain socket.
+   */
   private static long[] stats(int port) throws IOException {
-    String info = info(port, "INFO stats\r\n") + info(port, "INFO commandstats\r\n");
+    String info =
+        info(port, "INFO stats\r\n")
+            + info(port, "INFO commandstats\r\n")
+            + info(port, "INFO cpu\r\n");
     long total = field(info, "total_commands_processed:", "\r\n");
     long calls = 0;
     long usec = 0;
@@ -228,7 +290,17 @@ public final class RedisPollBench {
       calls = field(line, "calls=", ",");
       usec = field(line, "usec=", ",");
     }
-    return new long[] {total, calls, usec};
+    long cpu = Math.round(1e6 * (seconds(info, "used_cpu_sys:") + seconds(info, "used_cpu_user:")));
+    return new long[] {total, calls, usec, cpu};
+  }
+
+  private static double seconds(String text, String name) {
+    int at = text.indexOf(name);
+    if (at < 0) {
+      return 0;
+    }
+    int from = at + name.length();
+    return Double.parseDouble(text.substring(from, text.indexOf("\r\n", from)).strip());
   }
 
   private static String info(int port, String command) throws IOException {
