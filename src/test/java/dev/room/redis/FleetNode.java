@@ -35,11 +35,12 @@ import java.util.concurrent.TimeUnit;
  * requests|sessions&failOpen=} (answers the room's app port), {@code /close?room=}, and per room
  * ({@code room=} on each): {@code /inflight}, {@code /depth}, {@code /sessions}, {@code /offers},
  * {@code /end?id=}, {@code /mode[?set=]}, {@code /rate[?set=]}, {@code /announce[?set=]}, {@code
- * /events} (the {@code MODE} events fired here), {@code /running} (requests parked in the shop),
- * {@code /admitted} ({@code who@millis} for each request the shop ran, in order), {@code
- * /parked?who=}, {@code /release?who=}, {@code /connected}, {@code /losses} and {@code /ghosts}
- * (the line's recovery counters). A read of mode, rate or announcement with {@code sync} first runs
- * a reaper pass, which adopts the fleet's controls as a request would.
+ * /events[?type=]} (the events fired here, {@code NAME} or {@code NAME:detail}, of one type or
+ * all), {@code /running} (requests parked in the shop), {@code /admitted} ({@code who@millis} for
+ * each request the shop ran, in order), {@code /parked?who=}, {@code /release?who=}, {@code
+ * /connected}, {@code /losses} and {@code /ghosts} (the line's recovery counters). A read of mode,
+ * rate or announcement with {@code sync} first runs a reaper pass, which adopts the fleet's
+ * controls as a request would.
  */
 public final class FleetNode {
   static final int LEASE_SECONDS = 3;
@@ -96,7 +97,7 @@ public final class FleetNode {
 
   /** A room this instance serves. */
   private record Hosted(
-      RedisLine line, WaitingRoom room, JettyHarness jetty, Shop shop, List<String> modes) {
+      RedisLine line, WaitingRoom room, JettyHarness jetty, Shop shop, List<String> events) {
     void close() {
       for (CountDownLatch l : shop.parked.values()) {
         l.countDown();
@@ -180,7 +181,11 @@ public final class FleetNode {
         }
         yield room.announcement();
       }
-      case "/events" -> String.join(",", h.modes());
+      case "/events" -> {
+        String type = q.get("type");
+        yield String.join(
+            ",", h.events().stream().filter(e -> type == null || e.startsWith(type)).toList());
+      }
       case "/running" -> Integer.toString(h.shop().parked.size());
       case "/admitted" -> String.join(",", h.shop().admitted);
       case "/parked" -> Boolean.toString(h.shop().parked.containsKey(q.get("who")));
@@ -219,14 +224,16 @@ public final class FleetNode {
             .admissionMode(
                 "sessions".equals(q.get("mode")) ? AdmissionMode.SESSIONS : AdmissionMode.REQUESTS)
             .build();
-    List<String> modes = new CopyOnWriteArrayList<>();
-    room.on(Event.MODE, s -> modes.add(s.detail()));
+    List<String> events = new CopyOnWriteArrayList<>();
+    for (Event e : Event.values()) {
+      room.on(e, s -> events.add(s.detail().isEmpty() ? e.name() : e.name() + ":" + s.detail()));
+    }
     Shop shop = new Shop();
     JettyHarness jetty = new JettyHarness();
     jetty.filter(new WaitingRoomFilter(room));
     jetty.servlet(shop, "/*");
     jetty.start();
-    rooms.put(id, new Hosted(line, room, jetty, shop, modes));
+    rooms.put(id, new Hosted(line, room, jetty, shop, events));
     return jetty.port();
   }
 
