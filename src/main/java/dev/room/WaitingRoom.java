@@ -373,8 +373,8 @@ public final class WaitingRoom implements AutoCloseable {
    * perSecond·t} clients are let in. Clients already told they are ready are not counted again.
    * Setting a rate again, changing it, or holding admission and resuming keeps what the bucket
    * holds: only a rate set from unlimited starts with a full burst. With a line shared by several
-   * instances each instance tops the shared allowance up at this rate: divide the sale's rate among
-   * them.
+   * instances the bucket is the line's, one for the fleet: the rate is the sale's in all, whatever
+   * the number of instances.
    */
   public void setAdmissionRate(double perSecond) {
     sale.setAdmissionRate(perSecond, clock.millis());

@@ -3,8 +3,8 @@ package dev.room.engine;
 import dev.room.spi.Line;
 
 /**
- * The admission rate: a token bucket on the room's clock whose content is the line's allowance, and
- * the one writer of that allowance.
+ * The admission rate: a room's settings applied to the line's own token bucket ({@link
+ * Line#meter}), and the room's share of refilling it.
  *
  * <p>Open without a rate, the allowance is {@link Line#UNLIMITED}: capacity alone decides. Open at
  * r admissions a second, the bucket holds at most {@link #burst(double) max(1, ⌈r⌉)} admissions and
@@ -12,29 +12,20 @@ import dev.room.spi.Line;
  * are admitted (slots handed to waiters and fast-path entries alike), on top of the capacity limit.
  * Held (a pause, queue-all, a closed sale, a pre-sale not yet drawn) the allowance is 0.
  *
- * <p>Implementation notes. The bucket lives in the line, so using it and handing a slot over are
- * one atomic step there; this class only adds to it. Refills happen as the room passes by (polls,
- * arrivals, exits, reaper passes): each adds the whole admissions accrued since the last, and the
- * fraction left carries over. Before {@code nextTokenAt} nothing can have accrued, so the request
- * path pays two volatile reads. {@link #configure} and refills are serialised on this object's
- * monitor and a refill checks it is still metered under it, so a refill never lands after a hold. A
- * hold takes the line's tokens back in the same atomic step that zeroes the allowance ({@link
- * Line#replaceAllowance}) and keeps them here until the hold ends, so none is lost or made up. Lock
- * order: this object's monitor, then the line's lock.
- *
- * <p>A hold is also the line's own flag ({@link Line#hold}): on a line shared by several rooms each
- * has its pacer, and a refill by a room that has not yet heard of another's pause must not undo it.
+ * <p>Implementation notes. The bucket is the line's, rate, content, carried fraction and last
+ * refill alike, so on a line shared by several rooms (app instances) there is one bucket for all of
+ * them: each room refills it as it passes by (polls, arrivals, exits, reaper passes), and a refill
+ * adds what accrued since the last one by anyone, so n rooms rated r admit r a second between them,
+ * not n·r. Before {@code nextTokenAt} (when the line says its next whole admission accrues) a
+ * refill would add nothing, so the request path pays two volatile reads. A hold is the line's too
+ * ({@link Line#hold}): it sets the bucket's content aside in the same atomic step, the bucket goes
+ * on filling meanwhile, and no room's refill lifts it. {@link #configure} and refills are
+ * serialised on this object's monitor. Lock order: this object's monitor, then the line's lock.
  */
 public final class AdmissionPacer {
   private final Line line;
-  private volatile boolean metered;
+  private volatile boolean metered; // open at a rate: refills are this room's to make
   private volatile long nextTokenAt;
-  private boolean rated;
-  private double perMilli;
-  private long burst;
-  private long lastRefill;
-  private double carry;
-  private double heldLevel;
 
   public AdmissionPacer(Line line) {
     this.line = line;
@@ -52,12 +43,12 @@ public final class AdmissionPacer {
    * refills what admissions spent; during a hold the bucket goes on filling.
    */
   public synchronized void configure(boolean open, double perSecond, long now) {
-    if (open) {
-      line.hold(false, now); // before the allowance: a held line reads 0 whatever it holds
-    }
+    metered = false;
     if (!(perSecond > 0)) {
-      rated = false;
-      metered = false;
+      line.meter(0, 0, now); // a bucket of an earlier rate goes, whoever set it
+      if (open) {
+        line.hold(false, now); // before the allowance: a held line reads 0 whatever it holds
+      }
       long target = open ? Line.UNLIMITED : 0;
       if (line.allowance() != target) {
         line.setAllowance(target, now);
@@ -67,43 +58,14 @@ public final class AdmissionPacer {
       }
       return;
     }
-    double level = Double.POSITIVE_INFINITY; // a new bucket: full
-    if (metered) {
-      refillLocked(now); // the line holds the whole tokens; what accrued so far goes in first
-    } else if (rated) {
-      level = Math.min(burst, heldLevel + Math.max(0, now - lastRefill) * perMilli);
-    }
-    perMilli = perSecond / 1000;
-    burst = burst(perSecond);
-    rated = true;
-    if (open) {
-      if (metered) {
-        if (line.allowance() > burst) {
-          line.setAllowance(burst, now); // a lower rate's smaller burst
-        }
-      } else {
-        level = Math.min(level, burst);
-        long whole = (long) level;
-        carry = whole >= burst ? 0 : level - whole;
-        line.setAllowance(whole, now);
-      }
-      lastRefill = now;
-      nextTokenAt = now + Math.max(1, (long) Math.ceil((1 - carry) / perMilli));
-      metered = true;
-    } else {
-      if (metered) {
-        metered = false;
-        level = Math.min((double) line.replaceAllowance(0, now), burst) + carry;
-      } else if (line.allowance() != 0) {
-        line.setAllowance(0, now);
-      }
-      heldLevel = Math.min(level, burst);
-      lastRefill = now;
-      line.hold(true, now); // after the tokens were taken back: no other refill can add to them
-    }
+    // Held first: the line sets the bucket's content aside in the step that holds it, and a new
+    // rate then applies to the content wherever it is.
+    line.hold(!open, now);
+    nextTokenAt = line.meter(perSecond, burst(perSecond), now);
+    metered = open;
   }
 
-  /** Adds what has accrued since the last refill; cheap when nothing has. */
+  /** Adds what has accrued since the last refill by any room; cheap when nothing has. */
   public void tick(long now) {
     if (metered && now >= nextTokenAt) {
       refill(now);
@@ -112,18 +74,7 @@ public final class AdmissionPacer {
 
   private synchronized void refill(long now) {
     if (metered && now >= nextTokenAt) {
-      refillLocked(now);
-    }
-  }
-
-  private void refillLocked(long now) {
-    double tokens = carry + Math.max(0, now - lastRefill) * perMilli;
-    long whole = (long) tokens;
-    carry = whole >= burst ? 0 : tokens - whole;
-    lastRefill = Math.max(lastRefill, now);
-    nextTokenAt = now + Math.max(1, (long) Math.ceil((1 - carry) / perMilli));
-    if (whole > 0) {
-      line.addAllowance(Math.min(whole, burst), burst, now);
+      nextTokenAt = line.refill(now);
     }
   }
 }

@@ -172,6 +172,26 @@ public final class InMemoryLine implements Line {
     }
   }
 
+  // rate bucket (u1-rate)
+  @Override
+  public long meter(double perSecond, long burst, long now) {
+    if (!(perSecond >= 0) || Double.isInfinite(perSecond) || (perSecond > 0 && burst < 1)) {
+      throw new IllegalArgumentException("bad rate " + perSecond + " or burst " + burst);
+    }
+    synchronized (lock) {
+      return window.meter(perSecond, burst, now);
+    }
+  }
+
+  @Override
+  public long refill(long now) {
+    synchronized (lock) {
+      return window.refill(now);
+    }
+  }
+
+  // end rate bucket
+
   @Override
   public boolean tryEnter() {
     if (window.waiting() != 0) {

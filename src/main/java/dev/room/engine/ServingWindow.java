@@ -29,6 +29,7 @@ final class ServingWindow {
   private volatile long allowance = Line.UNLIMITED;
   private volatile long allowanceChangedAt;
   private boolean held; // Line.hold: the allowance is 0 and stays so until the hold is lifted
+  private final RateBucket bucket = new RateBucket(); // Line.meter: the admission rate
 
   /** The admission log's view of the line; guarded by the line's lock like the rest. */
   LineJournal journal = LineJournal.NONE;
@@ -70,6 +71,7 @@ final class ServingWindow {
     if (held) {
       return;
     }
+    bucket.stop(); // an allowance set outright replaces the rate
     this.allowance = allowance;
     allowanceChangedAt = now;
     journal.record(LineJournal.ALLOWANCE, 0, 0, allowance, 0, 0);
@@ -82,11 +84,69 @@ final class ServingWindow {
    */
   void hold(boolean hold, long now) {
     if (hold && !held) {
-      allowance = 0;
+      bucket.bank(bucket.metered() ? allowance : 0); // a metered line keeps its bucket's content
+      if (allowance != 0) {
+        allowance = 0;
+        journal.record(LineJournal.ALLOWANCE, 0, 0, 0, 0, 0);
+      }
       allowanceChangedAt = now;
+    } else if (!hold && held && bucket.metered()) {
+      held = false;
+      store(bucket.banked(), now);
+      bucket.bank(0);
     }
     held = hold;
   }
+
+  // rate bucket (u1-rate)
+  /** {@link Line#meter}: the bucket is this window's; its content is the allowance unless held. */
+  long meter(double perSecond, long burst, long now) {
+    if (!(perSecond > 0)) {
+      if (bucket.metered()) {
+        bucket.stop();
+        if (!held) {
+          store(Line.UNLIMITED, now);
+        }
+      }
+      return Long.MAX_VALUE;
+    }
+    if (bucket.metered()) {
+      store(bucket.change(perSecond, burst, bucket.accrue(content(), now)), now);
+    } else {
+      bucket.start(perSecond, burst, now);
+      store(burst, now); // a new bucket starts full
+    }
+    return bucket.nextAt();
+  }
+
+  /** {@link Line#refill}: adds what accrued since the last refill, by whichever room. */
+  long refill(long now) {
+    if (!bucket.metered()) {
+      return Long.MAX_VALUE;
+    }
+    store(bucket.accrue(content(), now), now);
+    return bucket.nextAt();
+  }
+
+  private long content() {
+    return held ? bucket.banked() : allowance;
+  }
+
+  /** Puts {@code content} in the bucket: the allowance, or set aside while held. */
+  private void store(long content, long now) {
+    if (held) {
+      bucket.bank(content);
+      return;
+    }
+    if (content != allowance) {
+      allowance = content;
+      allowanceChangedAt = now;
+      journal.record(LineJournal.ALLOWANCE, 0, 0, content, 0, 0);
+      rebalance(now);
+    }
+  }
+
+  // end rate bucket
 
   void addAllowance(long n, long max, long now) {
     if (held) {
@@ -322,6 +382,7 @@ final class ServingWindow {
         index.present() == 0 || allowance == 0 || gate.available() <= 0,
         "a slot is free while present clients wait and the allowance allows");
     require(allowance >= 0, "negative allowance");
+    bucket.checkInvariants(allowance, this.held);
     require(inFlight.get() >= 0, "negative in-flight");
   }
 

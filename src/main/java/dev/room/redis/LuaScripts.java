@@ -76,7 +76,8 @@ final class LuaScripts {
           "lib/retire.lua",
           "lib/lease.lua",
           "lib/reply.lua",
-          "lib/sessions.lua");
+          "lib/sessions.lua",
+          "lib/bucket.lua");
 
   private final Map<Op, String> sources = new EnumMap<>(Op.class);
   private final Map<Op, String> shas = new EnumMap<>(Op.class);

@@ -206,6 +206,20 @@ public final class RedisLine implements Line {
     limits.hold(held, now);
   }
 
+  // rate bucket (u1-rate)
+  /** The rate bucket is in Redis, one for every instance on this room id (lib/bucket.lua). */
+  @Override
+  public long meter(double perSecond, long burst, long now) {
+    return limits.meter(perSecond, burst, now);
+  }
+
+  @Override
+  public long refill(long now) {
+    return limits.refill(now);
+  }
+
+  // end rate bucket
+
   /** The sale controls in Redis: every instance on this room id shares them. */
   @Override
   public Controls controls() {

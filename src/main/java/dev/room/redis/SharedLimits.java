@@ -9,10 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The limits every instance on a Redis line shares: the global capacity and the allowance (a hold
- * set by one instance holds them all). A capacity set while Redis is down is kept here and applied
- * by the heartbeat when Redis returns; until then it is what {@link #capacity()} reads. So is the
- * capacity Redis held before it lost the room's state, to be sent again.
+ * The limits every instance on a Redis line shares: the global capacity, the allowance (a hold set
+ * by one instance holds them all) and the admission-rate bucket it is refilled from. A capacity set
+ * while Redis is down is kept here and applied by the heartbeat when Redis returns; until then it
+ * is what {@link #capacity()} reads. So is the capacity Redis held before it lost the room's state,
+ * to be sent again.
  */
 final class SharedLimits {
   private static final Logger LOG = LoggerFactory.getLogger(RedisLine.class);
@@ -23,6 +24,8 @@ final class SharedLimits {
   // What this instance last told Redis of the hold and the allowance, re-sent if Redis loses them
   private volatile boolean heldHere;
   private volatile boolean limitedHere;
+  private volatile double rateHere; // the rate this instance last metered the line at; 0 for none
+  private volatile long burstHere;
 
   SharedLimits(String roomId, LineScripts scripts) {
     this.roomId = roomId;
@@ -61,13 +64,20 @@ final class SharedLimits {
   /**
    * After Redis lost the room: its capacity is sent again, unless a change already waits; before
    * it, a paused or rated line must not come back unlimited (a pause wins; a limited allowance
-   * restarts empty and its rate refills it).
+   * restarts empty and its rate refills it; so does the rate bucket, sent again empty, so that the
+   * loss is no fresh burst).
    */
   void resend(int capacity, long now) {
+    double rate = rateHere;
     if (heldHere) {
       scripts.update(Op.ALLOWANCE, "hold", "0", "0", Long.toString(now));
-    } else if (limitedHere) {
+    } else if (limitedHere && !(rate > 0)) {
       scripts.update(Op.ALLOWANCE, "set", "0", "0", Long.toString(now));
+    }
+    if (rate > 0) {
+      String r = Double.toString(rate);
+      String b = Long.toString(burstHere);
+      scripts.update(Op.ALLOWANCE, "meter", r, b, Long.toString(now), "empty");
     }
     pendingCapacity.compareAndSet(-1, capacity);
   }
@@ -85,6 +95,30 @@ final class SharedLimits {
     scripts.update(Op.ALLOWANCE, "add", Long.toString(n), Long.toString(max), Long.toString(now));
   }
 
+  /** Meters the line with the one bucket every instance refills (Line.meter). */
+  long meter(double perSecond, long burst, long now) {
+    if (!(perSecond >= 0) || Double.isInfinite(perSecond) || (perSecond > 0 && burst < 1)) {
+      throw new IllegalArgumentException("bad rate " + perSecond + " or burst " + burst);
+    }
+    boolean rated = perSecond > 0;
+    String r = rated ? Double.toString(perSecond) : "0";
+    List<Object> reply =
+        scripts.update(Op.ALLOWANCE, "meter", r, Long.toString(burst), Long.toString(now));
+    rateHere = rated ? perSecond : 0;
+    burstHere = burst;
+    return nextAt(reply);
+  }
+
+  /** Adds what accrued since the last refill by any instance (Line.refill). */
+  long refill(long now) {
+    return nextAt(scripts.update(Op.ALLOWANCE, "refill", "0", "0", Long.toString(now)));
+  }
+
+  private static long nextAt(List<Object> reply) {
+    long at = Replies.code(reply);
+    return at < 0 ? Long.MAX_VALUE : at;
+  }
+
   /** Holds the shared line for every instance: a refill by any of them adds nothing meanwhile. */
   void hold(boolean held, long now) {
     heldHere = held;
@@ -97,6 +131,9 @@ final class SharedLimits {
     }
     String n = allowance == Line.UNLIMITED ? "inf" : Long.toString(allowance);
     limitedHere = allowance != Line.UNLIMITED;
+    if (!heldHere) {
+      rateHere = 0; // an allowance set outright stops the rate (unless a hold keeps it)
+    }
     return scripts.update(Op.ALLOWANCE, "set", n, "0", Long.toString(now));
   }
 }

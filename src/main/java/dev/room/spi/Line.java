@@ -108,6 +108,49 @@ public interface Line extends AutoCloseable {
    */
   default void hold(boolean held, long now) {}
 
+  // rate bucket (u1-rate)
+  /**
+   * Meters admissions with the line's own token bucket, one for every room on the line: it holds at
+   * most {@code burst} admissions and gains {@code perSecond} a second, and the whole admissions it
+   * holds are the {@linkplain #allowance() allowance}. So n rooms on a shared line rated r admit r
+   * a second between them, not n·r. A new bucket starts full; a new rate on a metered line keeps
+   * what the bucket holds (refilled at the old rate up to {@code now}, capped at the new burst).
+   * While the line is {@linkplain #hold held} the allowance is 0 and the bucket keeps its content
+   * and goes on filling; lifting the hold gives the content back. A rate of 0 stops metering (the
+   * allowance is then unlimited, unless held), and so does {@link #setAllowance}. Returns what
+   * {@link #refill} returns.
+   *
+   * <p>The default meters nothing and refuses a rate: a line shared by several rooms must keep the
+   * bucket itself, or each room's refills would add up.
+   *
+   * @throws IllegalArgumentException when {@code perSecond} is negative, not finite, or positive
+   *     with a burst below 1
+   */
+  default long meter(double perSecond, long burst, long now) {
+    if (perSecond > 0) {
+      throw new UnsupportedOperationException(
+          getClass().getName()
+              + " keeps no admission-rate bucket: implement Line.meter and Line.refill to set an"
+              + " admission rate on it");
+    }
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * Adds to the {@linkplain #meter bucket} what accrued since its last refill, whichever room made
+   * it, reckoned on the caller's {@code now}: a {@code now} before the last refill adds nothing and
+   * moves nothing back, so the refills of any number of rooms add {@code r·t} in all over t (the
+   * fraction left carries over; a full bucket carries none). Then hands free slots over as far as
+   * the allowance goes. Held, the bucket fills but the allowance stays 0: a pause always wins over
+   * a refill. Returns when the next whole admission accrues (a refill before then adds nothing), or
+   * {@link Long#MAX_VALUE} when the line is not metered.
+   */
+  default long refill(long now) {
+    return Long.MAX_VALUE;
+  }
+
+  // end rate bucket
+
   /**
    * The sale controls shared by every room on this line, or null when only one room uses it (the
    * room then keeps them itself).

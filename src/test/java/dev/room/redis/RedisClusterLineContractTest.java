@@ -5,6 +5,8 @@ import dev.room.spi.Line;
 import dev.room.spi.LineContractTest;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,14 +32,27 @@ class RedisClusterLineContractTest extends LineContractTest {
 
   @Override
   protected Line newLine(int capacity, FakeClock clock) {
-    // As on one server: the lease outlives the contract's clock jumps.
-    RedisLine line =
-        RedisLine.builder(cluster.uri(), "contract-" + UUID.randomUUID())
-            .clock(clock)
-            .leaseTtl(Duration.ofMinutes(10))
-            .build();
+    String room = "contract-" + UUID.randomUUID();
+    RedisLine line = open(room, clock);
+    rooms.put(line, room);
     line.setCapacity(capacity, clock.millis());
     return line;
+  }
+
+  private final Map<Line, String> rooms = new IdentityHashMap<>();
+
+  private RedisLine open(String room, FakeClock clock) {
+    // As on one server: the lease outlives the contract's clock jumps.
+    return RedisLine.builder(cluster.uri(), room)
+        .clock(clock)
+        .leaseTtl(Duration.ofMinutes(10))
+        .build();
+  }
+
+  /** A second instance on the same room in Redis. */
+  @Override
+  protected Line sameLine(Line line) {
+    return open(rooms.get(line), clock);
   }
 
   @Override

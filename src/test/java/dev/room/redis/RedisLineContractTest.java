@@ -5,6 +5,8 @@ import dev.room.spi.Line;
 import dev.room.spi.LineContractTest;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,15 +29,28 @@ class RedisLineContractTest extends LineContractTest {
 
   @Override
   protected Line newLine(int capacity, FakeClock clock) {
-    // The contract moves the clock by up to a ticket TTL at once with no heartbeat in between, so
-    // the lease outlives every jump; the lease tests drive heartbeats by hand instead.
-    RedisLine line =
-        RedisLine.builder(redis.uri(), "contract-" + UUID.randomUUID())
-            .clock(clock)
-            .leaseTtl(Duration.ofMinutes(10))
-            .build();
+    String room = "contract-" + UUID.randomUUID();
+    RedisLine line = open(room, clock);
+    rooms.put(line, room);
     line.setCapacity(capacity, clock.millis());
     return line;
+  }
+
+  private final Map<Line, String> rooms = new IdentityHashMap<>();
+
+  private RedisLine open(String room, FakeClock clock) {
+    // The contract moves the clock by up to a ticket TTL at once with no heartbeat in between, so
+    // the lease outlives every jump; the lease tests drive heartbeats by hand instead.
+    return RedisLine.builder(redis.uri(), room)
+        .clock(clock)
+        .leaseTtl(Duration.ofMinutes(10))
+        .build();
+  }
+
+  /** A second instance on the same room in Redis. */
+  @Override
+  protected Line sameLine(Line line) {
+    return open(rooms.get(line), clock);
   }
 
   /** More than two eviction steps' worth, and quick on a real Redis. */

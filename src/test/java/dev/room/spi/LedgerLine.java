@@ -237,6 +237,19 @@ public final class LedgerLine implements Line {
     line.hold(held, now);
   }
 
+  // rate bucket (u1-rate)
+  @Override
+  public long meter(double perSecond, long burst, long now) {
+    return line.meter(perSecond, burst, now);
+  }
+
+  @Override
+  public long refill(long now) {
+    return line.refill(now);
+  }
+
+  // end rate bucket
+
   @Override
   public Controls controls() {
     return line.controls();

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.room.FakeClock;
 import dev.room.TicketInfo;
 import dev.room.TokenNotFoundException;
+import dev.room.engine.AdmissionPacer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -1048,6 +1049,196 @@ public abstract class LineContractTest {
     assertEquals(2, Outcome.position(poll(l, b)), "a keeps its place ahead of b");
     l.setAllowance(Line.UNLIMITED, now());
     assertEquals(Outcome.READY, Outcome.kind(poll(l, b)), "a is away: b takes its turn");
+  }
+
+  // ── The admission-rate bucket: one for every room on the line (u1-rate) ─
+
+  /**
+   * Another app instance's view of {@code line} (the line a second room on it would be built on):
+   * the line itself by default; a shared line's test opens a second client on the same state.
+   */
+  protected Line sameLine(Line line) {
+    return line;
+  }
+
+  private final List<Line> views = new ArrayList<>();
+
+  /** A second room's view of {@code l}, closed after the test. */
+  private Line secondView(Line l) {
+    Line d = l instanceof LedgerLine g ? g.delegate() : l;
+    Line v = sameLine(d);
+    if (v != d) {
+      views.add(v);
+    }
+    return v;
+  }
+
+  @AfterEach
+  void closeViews() {
+    views.forEach(Line::close);
+  }
+
+  /** Takes every slot the allowance lets in through the fast path, then gives them back. */
+  private static int drain(Line l, long now) {
+    int n = 0;
+    while (l.tryEnter()) {
+      n++;
+    }
+    for (int i = 0; i < n; i++) {
+      l.exit(now);
+    }
+    return n;
+  }
+
+  @Test
+  void aMeteredLineStartsFullAndGainsItsRateWithTheFractionCarried() {
+    Line l = line(10);
+    long next = l.meter(2.5, 3, now());
+    assertEquals(3, l.allowance(), "a new bucket starts full");
+    assertTrue(next > now() && next <= now() + 401, "a whole admission accrues in 400 ms");
+    assertEquals(3, drain(l, now()));
+    clock.advanceMillis(300);
+    l.refill(now());
+    assertEquals(0, l.allowance(), "0.75 accrued");
+    clock.advanceMillis(300);
+    l.refill(now());
+    assertEquals(1, l.allowance(), "1.5 accrued: one, and a half carried");
+    clock.advanceMillis(100);
+    l.refill(now());
+    assertEquals(1, l.allowance(), "0.75 carried");
+    clock.advanceMillis(150);
+    next = l.refill(now());
+    assertEquals(2, l.allowance(), "1.125: one more, an eighth carried");
+    assertTrue(next > now() && next <= now() + 351, "7/8 of one accrue in 350 ms: " + next);
+    l.refill(next - 1);
+    assertEquals(2, l.allowance(), "a refill before then adds nothing");
+    l.refill(now() - 5000);
+    assertEquals(2, l.allowance(), "a refill on a clock behind adds nothing");
+    clock.advanceMillis(10);
+    l.refill(now());
+    assertEquals(2, l.allowance(), "and moved nothing back: 10 ms add 0.025 to the eighth");
+
+    clock.advanceMillis(10_000);
+    l.refill(now());
+    assertEquals(3, l.allowance(), "a full bucket holds its burst, no more");
+    assertEquals(3, drain(l, now()));
+  }
+
+  @Test
+  void aMeteredLineHandsFreeSlotsOverAsItsBucketRefills() {
+    Line l = line(10);
+    l.meter(1, 1, now());
+    assertEquals(1, drain(l, now()));
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    assertEquals(1, Outcome.position(poll(l, a)), "free slots, but nothing accrued yet");
+    clock.advanceMillis(1001);
+    l.refill(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, a)), "the refill handed a slot to the first");
+    assertEquals(1, Outcome.position(poll(l, b)));
+    assertEquals(0, l.allowance());
+    clock.advanceMillis(1000);
+    l.refill(now());
+    assertEquals(Outcome.READY, Outcome.kind(poll(l, b)));
+    for (Client x : List.of(a, b)) {
+      assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(x.hi(), x.lo(), now(), policy)));
+      l.exit(now());
+    }
+  }
+
+  @Test
+  void aRateChangeKeepsTheBucketsContentAndAHoldSetsItAsideWhileItFills() {
+    Line l = line(10);
+    l.meter(2, 2, now());
+    assertTrue(l.tryEnter());
+    l.meter(2, 2, now());
+    assertEquals(1, l.allowance(), "re-applying the rate keeps what was spent");
+    l.meter(5, 5, now());
+    assertEquals(1, l.allowance(), "a new rate keeps the content: no fresh burst");
+    l.hold(true, now());
+    assertEquals(0, l.allowance(), "held");
+    assertFalse(l.tryEnter());
+    clock.advanceMillis(500);
+    l.refill(now());
+    assertEquals(0, l.allowance(), "a refill fills the bucket, not the held allowance");
+    l.meter(5, 5, now());
+    assertEquals(0, l.allowance(), "nor does a setting");
+    l.hold(false, now());
+    assertEquals(3, l.allowance(), "lifted: what it held, plus 2.5 accrued in the hold");
+    clock.advanceMillis(2000);
+    l.refill(now());
+    assertEquals(5, l.allowance(), "up to the burst");
+    l.meter(2, 2, now());
+    assertEquals(2, l.allowance(), "a lower rate's smaller burst caps it");
+    l.meter(0, 0, now());
+    assertEquals(Line.UNLIMITED, l.allowance(), "no rate: capacity alone decides");
+    assertEquals(Long.MAX_VALUE, l.refill(now()), "and nothing to refill");
+    l.meter(1, 1, now());
+    assertEquals(1, l.allowance(), "a rate set from unlimited starts full");
+    l.setAllowance(Line.UNLIMITED, now());
+    clock.advanceMillis(5000);
+    assertEquals(Long.MAX_VALUE, l.refill(now()), "an allowance set outright stops the rate");
+    assertEquals(Line.UNLIMITED, l.allowance());
+    l.exit(now());
+  }
+
+  /**
+   * Regression (issue 15): each room refilled the shared allowance from a bucket of its own, so n
+   * rooms rated r admitted n·r a second between them. Two rooms on one line, both rated r, on
+   * clocks a little apart: over any t from the start they admit at most burst + r·t, and within one
+   * admission of it.
+   */
+  @Test
+  void twoRoomsRatedROnOneLineAdmitRTimesTBetweenThemNotTwice() {
+    Line a = line(1000);
+    Line b = secondView(a);
+    AdmissionPacer pa = new AdmissionPacer(a);
+    AdmissionPacer pb = new AdmissionPacer(b);
+    double rate = 3;
+    long burst = AdmissionPacer.burst(rate);
+    long start = now();
+    pa.configure(true, rate, start);
+    pb.configure(true, rate, start);
+    Random random = new Random(15);
+    long admitted = 0;
+    for (int step = 0; step < 300; step++) {
+      clock.advanceMillis(1 + random.nextInt(60));
+      boolean first = random.nextBoolean();
+      (first ? pb : pa).tick(now() - random.nextInt(40)); // the other room's clock, behind
+      (first ? pa : pb).tick(now());
+      admitted += drain(first ? a : b, now());
+      double bound = burst + rate * (now() - start) / 1000.0;
+      assertTrue(admitted <= bound, "step " + step + ": " + admitted + " > " + bound);
+    }
+    pa.tick(now());
+    pb.tick(now());
+    admitted += drain(a, now()) + drain(b, now());
+    double rt = rate * (now() - start) / 1000.0;
+    assertTrue(admitted > burst + rt - 1, admitted + " admitted: within one of burst + r·t " + rt);
+  }
+
+  /**
+   * A pause set by one room holds the line for both, even while the other, not yet told, goes on
+   * refilling; the bucket fills meanwhile, up to its burst, and is there when admission resumes.
+   */
+  @Test
+  void aPauseSetOnOneRoomHoldsBothEvenWhileTheOtherRefills() {
+    Line a = line(1000);
+    Line b = secondView(a);
+    AdmissionPacer pa = new AdmissionPacer(a);
+    AdmissionPacer pb = new AdmissionPacer(b);
+    pa.configure(true, 5, now());
+    pb.configure(true, 5, now());
+    assertEquals(5, drain(a, now()));
+    pa.configure(false, 5, now()); // a pauses; b has not heard of it
+    for (int s = 0; s < 60; s++) {
+      clock.advanceMillis(100);
+      pb.tick(now());
+      assertFalse(b.tryEnter(), "paused on a: nobody is let in on b, step " + s);
+      assertEquals(0, b.allowance());
+    }
+    pa.configure(true, 5, now());
+    assertEquals(5, drain(b, now()), "six seconds of pause filled the bucket to its burst");
   }
 
   // ── The model: a random walk against a list-of-groups model ───────────

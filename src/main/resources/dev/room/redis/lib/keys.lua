@@ -7,6 +7,8 @@
 --
 -- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..17]):
 --   meta    hash  cap, inflight, counter, rseq, gen, used, resumed, issued (the latest issuedAt)
+--                 allow and hold (lib/window.lua), the rate bucket's rate, burst, rlast, rcarry,
+--                 rbank (lib/bucket.lua)
 --   tk      hash  token -> ticket record (a cmsgpack array, fields below)
 --   line    zset  waiting tickets, all score 0, member = group(24) order(16) token(32), so the
 --                 lexicographic order is the line order: band desc, place asc, order asc
