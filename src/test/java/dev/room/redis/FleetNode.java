@@ -25,26 +25,24 @@ import java.util.concurrent.TimeUnit;
  * One app instance in its own JVM, for the fleet tests that run several ({@link
  * ThreeJvmFleetTest}): a plain admin server (no room in front) through which the test opens rooms
  * on this instance and reads and drives them. Each room opened is a {@link WaitingRoom} on its own
- * {@link RedisLine} (real clock, background heartbeat, lease TTL {@value #LEASE_SECONDS} s) behind
- * an embedded Jetty, in front of a {@link Shop}. Prints {@code READY <admin port>} once serving;
- * runs until killed or until its standard input closes (the test's process ended).
+ * {@link RedisLine} (real clock, background heartbeat, the lease TTL the test asks for) behind an
+ * embedded Jetty, in front of a {@link Shop}. Prints {@code READY <admin port>} once serving; runs
+ * until killed or until its standard input closes (the test's process ended).
  *
  * <p>Argument: the instance name its leases carry.
  *
  * <p>Admin calls ({@code GET}, answer in plain text): {@code /open?room=&redis=&capacity=&mode=
- * requests|sessions&failOpen=} (answers the room's app port), {@code /close?room=}, and per room
- * ({@code room=} on each): {@code /inflight}, {@code /depth}, {@code /sessions}, {@code /offers},
- * {@code /end?id=}, {@code /mode[?set=]}, {@code /rate[?set=]}, {@code /announce[?set=]}, {@code
- * /events[?type=]} (the events fired here, {@code NAME} or {@code NAME:detail}, of one type or
- * all), {@code /running} (requests parked in the shop), {@code /admitted} ({@code who@millis} for
- * each request the shop ran, in order), {@code /parked?who=}, {@code /release?who=}, {@code
- * /connected}, {@code /losses} and {@code /ghosts} (the line's recovery counters). A read of mode,
- * rate or announcement with {@code sync} first runs a reaper pass, which adopts the fleet's
- * controls as a request would.
+ * requests|sessions&failOpen=&lease=<seconds>} (answers the room's app port), {@code /close?room=},
+ * and per room ({@code room=} on each): {@code /inflight}, {@code /depth}, {@code /sessions},
+ * {@code /offers}, {@code /end?id=}, {@code /mode[?set=]}, {@code /rate[?set=]}, {@code
+ * /announce[?set=]}, {@code /events[?type=]} (the events fired here, {@code NAME} or {@code
+ * NAME:detail}, of one type or all), {@code /running} (requests parked in the shop), {@code
+ * /admitted} ({@code who@millis} for each request the shop ran, in order), {@code /parked?who=},
+ * {@code /release?who=}, {@code /connected}, {@code /losses} and {@code /ghosts} (the line's
+ * recovery counters). A read of mode, rate or announcement with {@code sync} first runs a reaper
+ * pass, which adopts the fleet's controls as a request would.
  */
 public final class FleetNode {
-  static final int LEASE_SECONDS = 3;
-
   private final String name;
   private final Map<String, Hosted> rooms = new ConcurrentHashMap<>();
 
@@ -214,7 +212,7 @@ public final class FleetNode {
     RedisLine line =
         RedisLine.builder(q.get("redis"), id)
             .instanceName(name)
-            .leaseTtl(Duration.ofSeconds(LEASE_SECONDS))
+            .leaseTtl(Duration.ofSeconds(Long.parseLong(q.getOrDefault("lease", "15"))))
             .failOpen(Boolean.parseBoolean(q.get("failOpen")))
             .build();
     WaitingRoom room =
