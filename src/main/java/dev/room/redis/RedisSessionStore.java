@@ -1,6 +1,7 @@
 package dev.room.redis;
 
 import dev.room.redis.LuaScripts.Op;
+import dev.room.spi.LineUnavailableException;
 import dev.room.spi.SessionStore;
 import io.lettuce.core.SetArgs;
 import java.time.InstantSource;
@@ -43,6 +44,7 @@ final class RedisSessionStore implements SessionStore {
   private final ConcurrentHashMap<String, Copy> copies = new ConcurrentHashMap<>();
   private volatile long generation;
   private volatile long generationAt = NEVER;
+  private volatile int lastCount;
 
   RedisSessionStore(RedisLine line, RoomKeys keys, RedisLink link, InstantSource clock) {
     this.line = line;
@@ -143,9 +145,21 @@ final class RedisSessionStore implements SessionStore {
     return ended;
   }
 
+  /**
+   * Asks Redis when connected; while it is down the last count seen stands, as the line's counters
+   * do: the count goes into every event's snapshot and {@code inFlight()}, which must not fail a
+   * request the application already answered (or one a fail-open room let in).
+   */
   @Override
   public int count() {
-    return (int) (long) link.call(c -> c.zcard(keys.sessions()[keys.all().length + 2]));
+    if (link.connected()) {
+      try {
+        lastCount = (int) (long) link.call(c -> c.zcard(keys.sessions()[keys.all().length + 2]));
+      } catch (LineUnavailableException e) {
+        // the last count seen stands in
+      }
+    }
+    return lastCount;
   }
 
   @Override

@@ -129,6 +129,11 @@ final class RedisServer implements AutoCloseable {
     }
   }
 
+  /** Whether the server process is running (it was not stopped, or was started again). */
+  boolean running() {
+    return process != null && process.isAlive();
+  }
+
   /** Starts it again on the same port and directory; it reloads the line from its AOF. */
   void restart() throws IOException {
     startProcess();
