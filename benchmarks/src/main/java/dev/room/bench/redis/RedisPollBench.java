@@ -65,6 +65,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <pre>
  * java -Xmx3g -cp benchmarks/target/benchmarks.jar dev.room.bench.redis.RedisPollBench \
  *     --queued 10000,100000,1000000 --threads 1,16 --seconds 3 --rounds 3 [--variants before,after]
+ *     [--before-up-to 100000]
  * </pre>
  */
 public final class RedisPollBench {
@@ -73,7 +74,13 @@ public final class RedisPollBench {
 
   static final String MEMORY = "memory";
 
-  private static final int FILL_THREADS = 16;
+  private static final int FILL_THREADS = 8;
+
+  /**
+   * Polls that failed: Redis did not answer within the line's command timeout, or (after a fill
+   * whose timed-out arrival was lost) the ticket was not there.
+   */
+  private static final LongAdder ERRORS = new LongAdder();
 
   private static final Set<String> SCRIPTS =
       Set.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");
@@ -95,6 +102,8 @@ public final class RedisPollBench {
     int seconds = Integer.parseInt(o.getOrDefault("seconds", "3"));
     int warmup = Integer.parseInt(o.getOrDefault("warmup", "2"));
     int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
+    // The old path's arrivals are the slow part of growing its line: a run may stop it early.
+    int beforeUpTo = Integer.parseInt(o.getOrDefault("before-up-to", "" + Integer.MAX_VALUE));
     List<String> variants =
         o.containsKey("variants")
             ? List.of(o.get("variants").split(","))
@@ -131,7 +140,8 @@ public final class RedisPollBench {
       System.out.printf(
           Locale.ROOT,
           "| waiting | line | threads | polls/s | server µs/poll | CPU µs/poll | Redis busy"
-              + " | round trips/poll | commands/poll |%n|---:|---|---:|---:|---:|---:|---:|---:|---:|%n");
+              + " | round trips/poll | commands/poll | failed polls |%n"
+              + "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|%n");
       Map<String, Line> lines = new LinkedHashMap<>();
       try {
         lines.put(MEMORY, new InMemoryLine(1));
@@ -147,7 +157,11 @@ public final class RedisPollBench {
         int filled = 0;
         for (int size : sizes) {
           long f0 = System.nanoTime();
-          grow(lines, tokens, filled, size);
+          Map<String, Line> active = new LinkedHashMap<>(lines);
+          if (size > beforeUpTo) {
+            active.remove(PollVariants.BEFORE);
+          }
+          grow(active, tokens, filled, size);
           System.out.printf(
               Locale.ROOT,
               "   (%,d → %,d waiting on every line, arrivals on all lines at once, in %.1f s)%n",
@@ -155,7 +169,7 @@ public final class RedisPollBench {
               size,
               (System.nanoTime() - f0) / 1e9);
           filled = size;
-          measure(lines, tokens, size, threadCounts, seconds, warmup, rounds, port);
+          measure(active, tokens, size, threadCounts, seconds, warmup, rounds, port);
         }
       } finally {
         for (Line line : lines.values()) {
@@ -204,7 +218,9 @@ public final class RedisPollBench {
         }
       }
     }
-    String[] metrics = {"polls_per_s", "server_us", "cpu_us", "busy", "round_trips", "commands"};
+    String[] metrics = {
+      "polls_per_s", "server_us", "cpu_us", "busy", "round_trips", "commands", "errors"
+    };
     for (String name : names) {
       for (int threads : threadCounts) {
         List<double[]> runs = results.get(name + ":" + size + ":" + threads);
@@ -233,11 +249,11 @@ public final class RedisPollBench {
                   ? "–"
                   : m == 0
                       ? String.format(Locale.ROOT, "%,.0f", median)
-                      : String.format(Locale.ROOT, m == 3 ? "%.2f" : "%.2f", median);
+                      : String.format(Locale.ROOT, m == 6 ? "%.0f" : "%.2f", median);
         }
         System.out.printf(
             Locale.ROOT,
-            "| %,d | %s | %d | %s | %s | %s | %s | %s | %s |%n",
+            "| %,d | %s | %d | %s | %s | %s | %s | %s | %s | %s |%n",
             size,
             name,
             threads,
@@ -246,14 +262,15 @@ public final class RedisPollBench {
             cells[2],
             cells[3],
             cells[4],
-            cells[5]);
+            cells[5],
+            cells[6]);
       }
     }
   }
 
   /**
    * One measured window: {polls/s, server µs/poll, CPU µs/poll, busy, round trips/poll,
-   * commands/poll}; NaN for the Redis figures of the in-memory line.
+   * commands/poll, failed polls}; NaN for the Redis figures of the in-memory line.
    */
   private static double[] window(
       Line line,
@@ -266,13 +283,17 @@ public final class RedisPollBench {
       Map<String, Map<String, Double>> shares)
       throws Exception {
     boolean redis = !name.equals(MEMORY);
+    long errors0 = ERRORS.sum();
     Stats before = redis ? Stats.read(port) : null;
     long start = System.nanoTime();
     long polls = poll(line, tokens, size, threads, seconds);
     double elapsed = (System.nanoTime() - start) / 1e9;
     double rate = polls / elapsed;
+    double errors = ERRORS.sum() - errors0;
     if (!redis) {
-      return new double[] {rate, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN};
+      return new double[] {
+        rate, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, errors
+      };
     }
     Stats after = Stats.read(port);
     Map<String, Double> share = shares.getOrDefault(name, Map.of());
@@ -295,7 +316,8 @@ public final class RedisPollBench {
       cpuUs / polls,
       cpuUs / (elapsed * 1e6),
       (after.reads - before.reads) / (double) polls,
-      (after.commandsProcessed - before.commandsProcessed) / (double) polls
+      (after.commandsProcessed - before.commandsProcessed) / (double) polls,
+      errors
     };
   }
 
@@ -358,6 +380,7 @@ public final class RedisPollBench {
     LongAdder done = new LongAdder();
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger failed = new AtomicInteger();
+    long errors0 = ERRORS.sum();
     CountDownLatch finished = new CountDownLatch(threads);
     for (int w = 0; w < threads; w++) {
       long seed = 0x5EED_0000L + w + size;
@@ -369,11 +392,18 @@ public final class RedisPollBench {
                 try {
                   while (!stop.get()) {
                     int i = random.nextInt(size);
-                    long o =
-                        line.poll(tokens[0][i], tokens[1][i], System.currentTimeMillis(), POLICY);
+                    long o;
+                    try {
+                      o = line.poll(tokens[0][i], tokens[1][i], System.currentTimeMillis(), POLICY);
+                    } catch (RuntimeException unavailable) {
+                      // a command timeout on an oversubscribed machine: counted, not fatal
+                      ERRORS.increment();
+                      continue;
+                    }
                     if (Outcome.kind(o) != Outcome.WAITING) {
                       failed.set(Outcome.kind(o) + 1);
-                      return;
+                      ERRORS.increment();
+                      continue;
                     }
                     n++;
                   }
@@ -390,10 +420,11 @@ public final class RedisPollBench {
     if (!finished.await(30, TimeUnit.SECONDS)) {
       throw new IllegalStateException("pollers did not stop");
     }
-    if (failed.get() != 0) {
-      throw new IllegalStateException("a poll missed: kind " + (failed.get() - 1));
+    long polls = done.sum();
+    if (failed.get() != 0 && ERRORS.sum() - errors0 > polls / 10) {
+      throw new IllegalStateException("polls missed: kind " + (failed.get() - 1));
     }
-    return done.sum();
+    return polls;
   }
 
   /**
@@ -415,10 +446,21 @@ public final class RedisPollBench {
                 () -> {
                   int i;
                   while ((i = next.getAndIncrement()) < to && failed.get() < 0) {
-                    long now = System.currentTimeMillis();
-                    long o = line.arrive(tokens[0][i], tokens[1][i], "", false, now, POLICY);
-                    if (Outcome.kind(o) != Outcome.WAITING) {
-                      failed.set(i);
+                    for (int attempt = 1; ; attempt++) {
+                      long now = System.currentTimeMillis();
+                      try {
+                        long o = line.arrive(tokens[0][i], tokens[1][i], "", false, now, POLICY);
+                        // a retried arrival may find its ticket queued by the timed-out one
+                        if (Outcome.kind(o) != Outcome.WAITING && attempt == 1) {
+                          failed.set(i);
+                        }
+                        break;
+                      } catch (RuntimeException unavailable) {
+                        if (attempt == 5) { // a command timeout, 5 times over: give up
+                          failed.set(i);
+                          break;
+                        }
+                      }
                     }
                   }
                 },
@@ -432,6 +474,12 @@ public final class RedisPollBench {
     }
     if (failed.get() >= 0) {
       throw new IllegalStateException("ticket " + failed.get() + " was not queued");
+    }
+    for (Map.Entry<String, Line> e : lines.entrySet()) {
+      if (e.getValue().waiting() != to) { // said, not fatal: the polls' misses show it too
+        System.out.printf(
+            "   (%s: %,d waiting, not %,d)%n", e.getKey(), e.getValue().waiting(), to);
+      }
     }
   }
 
