@@ -1,5 +1,6 @@
 package dev.room.bench;
 
+import dev.room.bench.redis.RedisPollBench;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -7,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -15,10 +17,13 @@ import java.util.concurrent.TimeUnit;
  * Runs every benchmark in sequence and writes {@code RESULTS.md} and the scaling chart.
  *
  * <p>Order: the JMH engine runs (1 thread with {@code -prof gc} including the scaling sizes, 2
- * threads, the single-shot line changes), then {@link HeapFootprint}, {@link HttpBench} and {@link
- * SoakBenchmark} (ten minutes; 45 s with {@code --quick}) in child JVMs. Nothing runs concurrently
- * with anything else. {@code --quick} runs every benchmark once with short iterations (for CI);
- * otherwise the full run takes about ten minutes on 2 cores.
+ * threads, the single-shot line changes, {@code removeToken} at the scaling sizes), then {@link
+ * HeapFootprint} (1M; 10M in a 2 GB heap), {@link HttpBench}, {@link RedisPollBench} (10k to 1M
+ * waiting, every registered Redis poll path beside the in-memory line) and {@link SoakBenchmark}
+ * (ten minutes; 45 s with {@code --quick}) in child JVMs. Nothing runs concurrently with anything
+ * else. {@code --quick} runs every benchmark once with short iterations (for CI, about 10 minutes);
+ * otherwise the full run takes about 30 minutes on 2 cores. The report opens with issue 16's goal
+ * table ({@link Issue16Report}).
  *
  * <pre>
  * make bench         # full: writes benchmarks/RESULTS.md and benchmarks/scaling.png
@@ -54,32 +59,130 @@ public final class BenchDriver {
     List<String[]> heap =
         new ArrayList<>(
             child(HeapFootprint.class, List.of("-Xms2g", "-Xmx2g"), List.of("1000000")));
-    heap.addAll(
-        child(HeapFootprint.class, List.of("-Xms3g", "-Xmx3g"), List.of("10000000", "heap10m")));
+    // 10 million queued in a 2 GB heap: the probe itself under that limit; only if it does not
+    // fit, again with room to spare for the per-client figure.
+    boolean fits = true;
+    String twoGb = "-Xmx" + Issue16Report.TWO_GB_MIB + "m";
+    List<String> heapJvm = List.of("-Xms" + Issue16Report.TWO_GB_MIB + "m", twoGb, OOM_EXIT);
+    try {
+      heap.addAll(child(HeapFootprint.class, heapJvm, List.of("10000000", "heap10m")));
+    } catch (IllegalStateException tooBig) {
+      fits = false;
+      heap.addAll(
+          child(HeapFootprint.class, List.of("-Xms3g", "-Xmx3g"), List.of("10000000", "heap10m")));
+    }
 
     System.out.println("== HTTP on loopback");
     List<String> httpArgs =
         quick
             ? List.of("--seconds", "2", "--warmup", "1", "--rounds", "1")
-            : List.of("--seconds", "3", "--warmup", "5", "--rounds", "12");
+            : List.of("--seconds", "3", "--warmup", "5", "--rounds", "8");
     List<String[]> http = child(HttpBench.class, List.of("-Xms1g", "-Xmx1g"), httpArgs);
+
+    System.out.println("== Redis line: status polls beside the in-memory line (issue 16)");
+    List<String> redisArgs =
+        quick
+            ? List.of(
+                "--queued",
+                "10000,100000",
+                "--threads",
+                "1,16",
+                "--seconds",
+                "1",
+                "--warmup",
+                "1",
+                "--rounds",
+                "1")
+            : List.of(
+                "--queued",
+                "10000,100000,1000000",
+                "--threads",
+                "1,16",
+                "--seconds",
+                "2",
+                "--warmup",
+                "2",
+                "--rounds",
+                "3",
+                "--before-up-to", // the old path at 100k is the issue's "now"; its 1M fill is
+                // minutes
+                "100000");
+    List<String> redisJvm = List.of("-Xmx3g");
+    RedisResults redis;
+    if (Machine.command("redis-server", "--version").equals("unknown")) {
+      redis =
+          new RedisResults(
+              List.of(),
+              "`redis-server` is not on the PATH (`apt-get install redis-server`), so the Redis"
+                  + " rows were not measured.");
+    } else {
+      try {
+        redis = new RedisResults(child(RedisPollBench.class, redisJvm, redisArgs), null);
+      } catch (IllegalStateException e) {
+        redis =
+            new RedisResults(
+                List.of(), "The Redis benchmark failed (" + e.getMessage() + "); see its output.");
+      }
+    }
 
     System.out.println("== soak: keep the origin busy (issue 16)");
     List<String> soakArgs =
         quick
             ? List.of("--seconds", "45", "--browsers", "400", "--arrive-seconds", "5")
             : List.of("--seconds", "600", "--browsers", "6000", "--arrive-seconds", "300");
-    List<String[]> soak = child(SoakBenchmark.class, List.of("-Xmx1g"), soakArgs);
+    List<String> soakJvm = List.of("-Xmx1g");
+    List<String[]> soak = child(SoakBenchmark.class, soakJvm, soakArgs);
 
     double minutes = (System.nanoTime() - start) / 60e9;
+    Map<String, String> commands = new LinkedHashMap<>();
+    commands.put("soak", java(soakJvm, SoakBenchmark.class, soakArgs));
+    commands.put("lookup", EngineRuns.jmh(quick, "StatusLookupBenchmark", true));
+    commands.put("removeToken", EngineRuns.jmh(quick, "RemoveTokenScalingBenchmark", false));
+    commands.put("heap", java(heapJvm, HeapFootprint.class, List.of("10000000", "heap10m")));
+    commands.put("redis", java(redisJvm, RedisPollBench.class, redisArgs));
     Report report =
         new Report(quick, machine, Machine.loadAverage(), command, minutes, engine, heap, http);
+    Issue16Report issue16 =
+        new Issue16Report(
+            quick,
+            report.engine(),
+            report.heap1m(),
+            report.heap10m(),
+            fits,
+            values(soak, "soak"),
+            redis,
+            commands);
     Files.writeString(
         out,
-        report.markdown(chart.getFileName().toString()) + SoakBenchmark.markdown(soak, soakArgs),
+        report.markdown(chart.getFileName().toString(), issue16.markdown())
+            + issue16.redisSection(commands.get("redis"))
+            + SoakBenchmark.markdown(soak, soakArgs),
         StandardCharsets.UTF_8);
-    ScalingChart.write(chart, engine);
+    ScalingChart.write(chart, engine, redis);
     System.out.printf("== wrote %s and %s in %.1f min%n", out, chart, minutes);
+  }
+
+  private static final String OOM_EXIT = "-XX:+ExitOnOutOfMemoryError";
+
+  /** The command line that runs {@code main} alone, as the report shows it. */
+  static String java(List<String> jvmArgs, Class<?> main, List<String> args) {
+    return "java "
+        + String.join(" ", jvmArgs)
+        + " -cp benchmarks/target/benchmarks.jar "
+        + main.getName()
+        + " "
+        + String.join(" ", args);
+  }
+
+  /** The {@code @@kind name value} lines of one kind as a map of name to value. */
+  static Map<String, String> values(List<String[]> lines, String kind) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (String[] l : lines) {
+      if (l[0].equals(kind)) {
+        m.put(l[1], l[2]);
+      }
+    }
+    return m;
   }
 
   /**

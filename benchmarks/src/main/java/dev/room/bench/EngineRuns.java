@@ -50,6 +50,21 @@ final class EngineRuns {
     this.logDir = logDir;
   }
 
+  /**
+   * The JMH command line that runs one of these benchmarks alone with this run's settings, at the
+   * scaling sizes: {@code steady} for the average-time runs with the GC profiler, else the
+   * single-shot {@code removeToken} run.
+   */
+  static String jmh(boolean quick, String benchmark, boolean steady) {
+    String sizes = String.join(",", SCALING);
+    return steady
+        ? "java -jar benchmarks/target/benchmarks.jar %s -p queued=%s -t 1 -f 1 -prof gc %s"
+            .formatted(
+                benchmark, sizes, quick ? "-wi 1 -w 300ms -i 2 -r 200ms" : "-wi 3 -w 1s -i 6 -r 1s")
+        : "java -jar benchmarks/target/benchmarks.jar %s -p queued=%s -t 1 -f 1 %s"
+            .formatted(benchmark, sizes, quick ? "-wi 3 -i 2" : "-wi 10 -i 20");
+  }
+
   List<Row> runAll() throws RunnerException {
     List<Row> rows = new ArrayList<>();
     rows.addAll(steady(1, SCALING));
