@@ -243,6 +243,33 @@ class RoomApiTest {
    * once an identity function is set: the room refuses the function instead, when it is set.
    */
   @Test
+  void anAdmissionRateOverALineThatKeepsNoBucketIsRefusedWithWhatToDo() {
+    dev.room.engine.InMemoryLine inner = new dev.room.engine.InMemoryLine(2);
+    dev.room.spi.Line plain =
+        (dev.room.spi.Line)
+            java.lang.reflect.Proxy.newProxyInstance(
+                dev.room.spi.Line.class.getClassLoader(),
+                new Class<?>[] {dev.room.spi.Line.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("meter") || method.getName().equals("refill")) {
+                    return java.lang.reflect.InvocationHandler.invokeDefault(proxy, method, args);
+                  }
+                  try {
+                    return method.invoke(inner, args);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    try (WaitingRoom r = WaitingRoom.builder().capacity(2).line(plain).build()) {
+      IllegalStateException e =
+          assertThrows(IllegalStateException.class, () -> r.setAdmissionRate(5));
+      assertTrue(e.getMessage().contains("implement Line.meter and Line.refill"), e.getMessage());
+      r.setAdmissionRate(0); // no rate is always fine
+      assertTrue(r.tryEnter(), "the room still admits on capacity alone");
+    }
+  }
+
+  @Test
   void anIdentityFunctionOverALineThatKeepsNoIdentitiesIsRefusedWhenSet() {
     dev.room.engine.InMemoryLine inner = new dev.room.engine.InMemoryLine(2);
     dev.room.spi.Line plain =

@@ -132,10 +132,11 @@ public interface Line extends AutoCloseable {
    *
    * @throws IllegalArgumentException when {@code perSecond} is negative, not finite, or positive
    *     with a burst below 1
+   * @throws IllegalStateException when a rate is set on a line that keeps no bucket (this default)
    */
   default long meter(double perSecond, long burst, long now) {
     if (perSecond > 0) {
-      throw new UnsupportedOperationException(
+      throw new IllegalStateException(
           getClass().getName()
               + " keeps no admission-rate bucket: implement Line.meter and Line.refill to set an"
               + " admission rate on it");
