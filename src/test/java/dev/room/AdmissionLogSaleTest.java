@@ -59,8 +59,12 @@ public abstract class AdmissionLogSaleTest {
         vs.add(v);
       }
       room.adminPromote(vs.get(6).token, 2); // moved before the draw: outside its group
-      clock.advance(Duration.ofMinutes(10));
+      clock.advance(Duration.ofMinutes(10).minusSeconds(1));
       jumped(line);
+      for (Visitor v : vs) {
+        assertEquals(Outcome.WAITING, v.pollKind(), "pages poll through the pre-sale: all present");
+      }
+      clock.advance(Duration.ofSeconds(1));
       Visitor late = Visitor.arrive(room); // the first call after opening runs the draw
       assertTrue(room.presaleSeed().isPresent(), "drawn");
       vs.add(late);

@@ -91,7 +91,7 @@ class RedisClusterTest {
     }
     int from = cluster.owner(meta(room));
     int to = (from + 1) % cluster.size();
-    String sha = new LuaScripts().sha(Op.POLL);
+    String sha = new LuaScripts().sha(Op.POLLS); // a poll goes as a batch (PollBatch)
     assertEquals(List.of(false), cluster.node(to).scriptExists(sha), "the new shard lacks it");
 
     cluster.moveSlot(meta(room), to);

@@ -2222,6 +2222,28 @@ public abstract class LineContractTest {
     l.exit(now());
   }
 
+  // A batched Redis poll answered the common "still waiting" before the library without asking
+  // whether a slot was left free while its client was away, so the slot waited for somebody else.
+  @Test
+  void aWaiterBackFromSilenceTakesTheSlotLeftFreeWhileEveryoneWasAway() {
+    Line l = line(1);
+    fill(l);
+    Policy p = present();
+    Client a = waiter(l, 1);
+    Client b = waiter(l, 2);
+    l.lapseAbsent(now(), p);
+    clock.advanceMillis(1100);
+    assertEquals(Outcome.WAITING, Outcome.kind(pollWith(l, a, p)));
+    assertEquals(Outcome.WAITING, Outcome.kind(pollWith(l, b, p)));
+    clock.advanceMillis(2500); // both silent for longer than the window
+    l.exit(now());
+    assertEquals(0, l.ready(), "nobody present: the slot is left free");
+    assertEquals(Outcome.READY, Outcome.kind(pollWith(l, a, p)), "a is back: the slot is a's");
+    assertEquals(Outcome.WAITING, Outcome.kind(pollWith(l, b, p)));
+    assertEquals(Outcome.ADMITTED, Outcome.kind(l.claim(a.hi(), a.lo(), now(), p)));
+    l.exit(now());
+  }
+
   @Test
   void anUntoldOfferLapsesOnceItsClientIsSilentForThePresenceWindow() {
     Line l = line(1);

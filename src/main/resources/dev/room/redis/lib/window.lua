@@ -41,9 +41,9 @@ end
 local retire
 
 -- Hands free slots to the first present waiters, as far as the allowance goes: each becomes
--- ready, holding a reserved slot. A waiter silent for the presence window (meta 'pw') is passed
--- over on the way: away, at its place, until heard from (Policy.absent). With ttl given (the reaper), a present waiter found expired at
--- the head is retired instead; returns how many were.
+-- ready, holding a reserved slot. With ttl given (the reaper), a present waiter found expired at
+-- the head is retired instead; returns how many were. Then, as in memory (Retirement), a waiter
+-- silent for the presence window (meta 'pw') is passed over: away, at its place, until heard from.
 local function rebalance(now, ttl, grace)
   local free = freeSlots()
   local allow = allowance()
@@ -60,11 +60,6 @@ local function rebalance(now, ttl, grace)
     local token = string.sub(first, 41)
     local t = load(token)
     if not t or t[STATE] ~= WAITING or away(t) or memberOf(t, token) ~= first then
-      redis.call('ZREM', HERE, first)
-    elseif pw > 0 and now - t[LAST] >= pw then
-      -- absent (issue 16): silent for the window, passed over; it keeps its place
-      t[AWAY] = 1
-      save(token, t)
       redis.call('ZREM', HERE, first)
     elseif ttl and expired(t, now, ttl, grace) then
       retire(token, t, now, true)
