@@ -55,6 +55,15 @@ class RedisClusterLineContractTest extends LineContractTest {
     return open(rooms.get(line), clock);
   }
 
+  /**
+   * The scripts are the single server's, so the walk's rules are checked there; here it checks the
+   * routing, and as many steps as {@link RedisLineContractTest}'s keep the class near a minute.
+   */
+  @Override
+  protected int modelSteps() {
+    return 400;
+  }
+
   @Override
   protected int evictionVolume() {
     return 2_500;
