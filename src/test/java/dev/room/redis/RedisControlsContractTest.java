@@ -5,8 +5,6 @@ import dev.room.spi.Controls;
 import dev.room.spi.ControlsContractTest;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -16,8 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 class RedisControlsContractTest extends ControlsContractTest {
   private static RedisServer redis;
   private final FakeClock clock = new FakeClock();
-  private final List<RedisLine> lines = new ArrayList<>();
-  private final java.util.Map<Controls, String> rooms = new java.util.IdentityHashMap<>();
+  private final RoomHandles<Controls> handles = new RoomHandles<>();
 
   @BeforeAll
   static void startRedis() throws IOException {
@@ -33,20 +30,11 @@ class RedisControlsContractTest extends ControlsContractTest {
 
   @AfterEach
   void closeLines() {
-    lines.forEach(RedisLine::close);
+    handles.close();
   }
 
   private Controls open(String room) {
-    RedisLine l =
-        RedisLine.builder(redis.uri(), room)
-            .clock(clock)
-            .leaseTtl(Duration.ofMinutes(10))
-            .manualHeartbeat()
-            .build();
-    lines.add(l);
-    Controls c = l.controls();
-    rooms.put(c, room);
-    return c;
+    return handles.on(room, handles.line(redis, room, clock, Duration.ofMinutes(10)).controls());
   }
 
   @Override
@@ -56,6 +44,6 @@ class RedisControlsContractTest extends ControlsContractTest {
 
   @Override
   protected Controls sameStore(Controls c) {
-    return open(rooms.get(c));
+    return open(handles.room(c));
   }
 }

@@ -7,9 +7,6 @@ import dev.room.spi.FleetSettings;
 import dev.room.spi.FleetSettingsContractTest;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -21,8 +18,7 @@ import org.junit.jupiter.api.Test;
 class RedisFleetSettingsContractTest extends FleetSettingsContractTest {
   private static RedisServer redis;
   private final FakeClock clock = new FakeClock();
-  private final List<RedisLine> lines = new ArrayList<>();
-  private final Map<FleetSettings, String> rooms = new IdentityHashMap<>();
+  private final RoomHandles<FleetSettings> handles = new RoomHandles<>();
 
   @BeforeAll
   static void startRedis() throws IOException {
@@ -38,20 +34,11 @@ class RedisFleetSettingsContractTest extends FleetSettingsContractTest {
 
   @AfterEach
   void closeLines() {
-    lines.forEach(RedisLine::close);
+    handles.close();
   }
 
   private FleetSettings open(String room, Duration leaseTtl) {
-    RedisLine l =
-        RedisLine.builder(redis.uri(), room)
-            .clock(clock)
-            .leaseTtl(leaseTtl)
-            .manualHeartbeat()
-            .build();
-    lines.add(l);
-    FleetSettings s = l.fleetSettings();
-    rooms.put(s, room);
-    return s;
+    return handles.on(room, handles.line(redis, room, clock, leaseTtl).fleetSettings());
   }
 
   @Override
@@ -61,7 +48,7 @@ class RedisFleetSettingsContractTest extends FleetSettingsContractTest {
 
   @Override
   protected FleetSettings sameStore(FleetSettings s) {
-    return open(rooms.get(s), Duration.ofMinutes(10));
+    return open(handles.room(s), Duration.ofMinutes(10));
   }
 
   @Test

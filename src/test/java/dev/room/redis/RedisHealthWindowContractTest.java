@@ -5,8 +5,6 @@ import dev.room.spi.HealthWindow;
 import dev.room.spi.HealthWindowContractTest;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -18,8 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 class RedisHealthWindowContractTest extends HealthWindowContractTest {
   private static RedisServer redis;
   private final FakeClock clock = new FakeClock();
-  private final List<RedisLine> lines = new ArrayList<>();
-  private final java.util.Map<HealthWindow, String> rooms = new java.util.IdentityHashMap<>();
+  private final RoomHandles<HealthWindow> handles = new RoomHandles<>();
 
   @BeforeAll
   static void startRedis() throws IOException {
@@ -35,20 +32,12 @@ class RedisHealthWindowContractTest extends HealthWindowContractTest {
 
   @AfterEach
   void closeLines() {
-    lines.forEach(RedisLine::close);
+    handles.close();
   }
 
   private HealthWindow open(String room) {
-    RedisLine l =
-        RedisLine.builder(redis.uri(), room)
-            .clock(clock)
-            .leaseTtl(Duration.ofMinutes(10))
-            .manualHeartbeat()
-            .build();
-    lines.add(l);
-    HealthWindow c = l.healthWindow();
-    rooms.put(c, room);
-    return c;
+    return handles.on(
+        room, handles.line(redis, room, clock, Duration.ofMinutes(10)).healthWindow());
   }
 
   @Override
@@ -58,6 +47,6 @@ class RedisHealthWindowContractTest extends HealthWindowContractTest {
 
   @Override
   protected HealthWindow sameStore(HealthWindow c) {
-    return open(rooms.get(c));
+    return open(handles.room(c));
   }
 }

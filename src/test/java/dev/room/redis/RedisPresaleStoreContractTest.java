@@ -3,10 +3,6 @@ package dev.room.redis;
 import dev.room.spi.PresaleStoreContractTest;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -15,8 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 /** The pre-sale store's contract in Redis: each handle is another instance's line on the room. */
 class RedisPresaleStoreContractTest extends PresaleStoreContractTest {
   private static RedisServer redis;
-  private final List<RedisLine> lines = new ArrayList<>();
-  private final Map<Handle, String> rooms = new IdentityHashMap<>();
+  private final RoomHandles<Handle> handles = new RoomHandles<>();
 
   @BeforeAll
   static void startRedis() throws IOException {
@@ -32,24 +27,16 @@ class RedisPresaleStoreContractTest extends PresaleStoreContractTest {
 
   @AfterEach
   void closeLines() {
-    lines.forEach(RedisLine::close);
+    handles.close();
   }
 
   private Handle open(String room, boolean first) {
-    RedisLine l =
-        RedisLine.builder(redis.uri(), room)
-            .clock(clock)
-            .leaseTtl(Duration.ofMinutes(10))
-            .manualHeartbeat()
-            .build();
-    lines.add(l);
+    RedisLine l = handles.line(redis, room, clock, Duration.ofMinutes(10));
     if (first) {
       l.setCapacity(1, clock.millis());
       l.setAllowance(0, clock.millis());
     }
-    Handle h = new Handle(l, l.presales());
-    rooms.put(h, room);
-    return h;
+    return handles.on(room, new Handle(l, l.presales()));
   }
 
   @Override
@@ -59,6 +46,6 @@ class RedisPresaleStoreContractTest extends PresaleStoreContractTest {
 
   @Override
   protected Handle sameStore(Handle h) {
-    return open(rooms.get(h), false);
+    return open(handles.room(h), false);
   }
 }
