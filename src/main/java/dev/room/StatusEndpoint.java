@@ -125,7 +125,7 @@ final class StatusEndpoint {
       return room.mode() == RoomMode.PASSTHROUGH ? PASSTHROUGH : "{\"ready\":true}";
     }
     long position = q.position();
-    Sale.Standing s = room.sale().standing(position, room.clock().millis());
+    Standing s = room.sale().standing(position, room.clock().millis());
     StringBuilder b = new StringBuilder(160);
     b.append("{\"ready\":false,\"state\":\"").append(s.state()).append('"');
     if (s.showPosition()) {
@@ -170,7 +170,7 @@ final class StatusEndpoint {
 
   private static String moved() {
     StringBuilder b = new StringBuilder("{\"ready\":false,\"state\":\"moved\",\"message\":");
-    quote(Sale.MOVED_MESSAGE, b);
+    quote(Standing.MOVED_MESSAGE, b);
     return b.append('}').toString();
   }
 

@@ -176,11 +176,11 @@ final class WaitingPage {
     pair(b, "cookies", TITLE_COOKIES).append(',');
     pair(b, "reconnecting", TITLE_RECONNECTING).append(',');
     pair(b, "moved", TITLE_MOVED).append("},\"explain\":{");
-    pair(b, "paused", Sale.PAUSED_MESSAGE).append(',');
-    pair(b, "closed", Sale.CLOSED_MESSAGE).append(',');
-    pair(b, "presale", Sale.PRESALE_MESSAGE).append(',');
-    pair(b, "queue_all", Sale.QUEUE_ALL_MESSAGE).append(',');
-    pair(b, "moved", Sale.MOVED_MESSAGE).append("},");
+    pair(b, "paused", Standing.PAUSED_MESSAGE).append(',');
+    pair(b, "closed", Standing.CLOSED_MESSAGE).append(',');
+    pair(b, "presale", Standing.PRESALE_MESSAGE).append(',');
+    pair(b, "queue_all", Standing.QUEUE_ALL_MESSAGE).append(',');
+    pair(b, "moved", Standing.MOVED_MESSAGE).append("},");
     return pair(b, "reconnecting", reconnecting).append('}').toString();
   }
 

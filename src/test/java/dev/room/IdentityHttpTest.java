@@ -133,7 +133,7 @@ class IdentityHttpTest {
     assertTrue(texts.contains("s.state === \"moved\""), "the page's script stops on moved");
     CompletableFuture<HttpResponse<String>> holder = occupy();
     HttpResponse<String> waiting = visit(jetty, new Browser(), "account-1");
-    assertTrue(waiting.body().contains(Sale.MOVED_MESSAGE.substring(0, 40)), "its words ship");
+    assertTrue(waiting.body().contains(Standing.MOVED_MESSAGE.substring(0, 40)), "its words ship");
     assertTrue(waiting.body().contains(WaitingPage.TITLE_MOVED));
     app.releaseOne();
     holder.join();

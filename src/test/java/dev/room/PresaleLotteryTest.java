@@ -79,11 +79,11 @@ class PresaleLotteryTest {
     assertFalse(r.tryEnter(), "three free slots, but the sale has not opened");
     List<Visitor> vs = queue(r, 5);
     assertEquals(0, r.liveQueueDepth() - 5, "nobody was handed a slot");
-    Sale.Standing s = r.sale().standing(2, clock.millis());
+    Standing s = r.sale().standing(2, clock.millis());
     assertEquals("waiting", s.state());
     assertFalse(s.showPosition(), "a place before the draw would be a false promise");
     assertEquals(600, s.opensInSeconds());
-    assertEquals(Sale.PRESALE_MESSAGE, s.message());
+    assertEquals(Standing.PRESALE_MESSAGE, s.message());
     assertEquals(-1, s.waitLow());
     clock.advance(Duration.ofMinutes(10).minusMillis(1));
     assertFalse(vs.get(0).ready(), "still closed a millisecond before opening");

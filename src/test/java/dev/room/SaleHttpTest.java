@@ -92,7 +92,7 @@ class SaleHttpTest {
     assertFalse(s.get("ready").asBoolean(), "the freed slot is not handed over while paused");
     assertEquals("paused", s.get("state").asText());
     assertEquals(1, s.get("position").asInt());
-    assertEquals(Sale.PAUSED_MESSAGE, s.get("message").asText());
+    assertEquals(Standing.PAUSED_MESSAGE, s.get("message").asText());
     assertNull(s.get("wait_low_seconds"), "no estimate while paused");
     assertTrue(s.get("poll_after_ms").asLong() >= 1000);
     assertTrue(b.get(jetty.url("/shop")).body().contains("aria-live"), "a reload waits on");
@@ -144,7 +144,7 @@ class SaleHttpTest {
 
     JsonNode s = status(b);
     assertEquals("closed", s.get("state").asText());
-    assertEquals(Sale.CLOSED_MESSAGE, s.get("message").asText());
+    assertEquals(Standing.CLOSED_MESSAGE, s.get("message").asText());
     assertNull(s.get("position"));
     assertNull(s.get("wait_low_seconds"));
     HttpResponse<String> reload = b.get(jetty.url("/shop"));

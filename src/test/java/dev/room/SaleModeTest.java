@@ -140,10 +140,10 @@ class SaleModeTest {
     room.setMode(RoomMode.CLOSED);
     room.exit();
     assertEquals(1, vs.get(0).position(), "no progress while closed");
-    Sale.Standing s = room.sale().standing(1, clock.millis());
+    Standing s = room.sale().standing(1, clock.millis());
     assertEquals("closed", s.state());
     assertFalse(s.showPosition(), "no misleading progress");
-    assertEquals(Sale.CLOSED_MESSAGE, s.message());
+    assertEquals(Standing.CLOSED_MESSAGE, s.message());
     assertEquals(-1, s.waitLow());
     room.setAnnouncement("Sold out. Thank you!");
     assertEquals("Sold out. Thank you!", room.sale().standing(1, clock.millis()).message());
@@ -163,7 +163,7 @@ class SaleModeTest {
     for (long position : new long[] {1, 500, 1000}) {
       long poll = room.sale().standing(position, clock.millis()).pollAfterMillis();
       assertTrue(
-          poll <= Sale.PAUSED_POLL_MILLIS * 1.2,
+          poll <= Standing.PAUSED_POLL_MILLIS * 1.2,
           "a closed room's visitor at " + position + " polls again within " + poll + " ms");
     }
     room.setMode(RoomMode.OPEN);
@@ -187,13 +187,13 @@ class SaleModeTest {
     assertEquals("waiting", room.sale().standing(3, now).state());
     assertEquals("", room.sale().standing(3, now).message());
     room.setMode(RoomMode.PAUSED);
-    Sale.Standing paused = room.sale().standing(3, now);
+    Standing paused = room.sale().standing(3, now);
     assertEquals("paused", paused.state());
     assertTrue(paused.showPosition(), "a pause keeps places, and says so");
-    assertEquals(Sale.PAUSED_MESSAGE, paused.message());
+    assertEquals(Standing.PAUSED_MESSAGE, paused.message());
     room.setMode(RoomMode.QUEUE_ALL);
     assertEquals("waiting", room.sale().standing(3, now).state());
-    assertEquals(Sale.QUEUE_ALL_MESSAGE, room.sale().standing(3, now).message());
+    assertEquals(Standing.QUEUE_ALL_MESSAGE, room.sale().standing(3, now).message());
     room.setMode(RoomMode.PASSTHROUGH);
     assertEquals("passthrough", room.sale().standing(3, now).state());
   }

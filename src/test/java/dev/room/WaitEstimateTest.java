@@ -63,7 +63,7 @@ class WaitEstimateTest {
     List<Estimate> out = new ArrayList<>();
     for (Visitor v : line) {
       long position = v.position();
-      Sale.Standing s = room.sale().standing(position, clock.millis());
+      Standing s = room.sale().standing(position, clock.millis());
       assertTrue(s.waitLow() >= 0, "an estimate for position " + position);
       assertTrue(s.waitLow() <= s.waitHigh());
       out.add(new Estimate(v, position, clock.millis(), s.waitLow(), s.waitHigh()));
@@ -138,7 +138,7 @@ class WaitEstimateTest {
     for (int s = 0; s < 600; s++) {
       step();
     }
-    Sale.Standing paused = room.sale().standing(10, clock.millis());
+    Standing paused = room.sale().standing(10, clock.millis());
     assertEquals(-1, paused.waitLow(), "no estimate while nothing moves");
     assertEquals(-1, paused.waitHigh());
     assertTrue(Double.isNaN(room.measuredAdmissionRate()));
@@ -170,7 +170,7 @@ class WaitEstimateTest {
     assertTrue(seen.size() > 10, "jittered: " + seen);
     room.setMode(RoomMode.CLOSED); // as a pause: a reopening is noticed at the next poll
     long closed = room.sale().standing(40_000, now).pollAfterMillis();
-    double closedBase = Sale.PAUSED_POLL_MILLIS * (1 + 1.5 * Math.log10(40));
+    double closedBase = Standing.PAUSED_POLL_MILLIS * (1 + 1.5 * Math.log10(40));
     assertTrue(
         closed >= (long) (closedBase * 0.8) - 1 && closed <= (long) (closedBase * 1.2) + 1,
         "closed, far back: " + closed);

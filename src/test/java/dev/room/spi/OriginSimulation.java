@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
 final class OriginSimulation {
   static final long HOLD = 1000; // HeadOfLine.HOLD_MILLIS
   static final int BAND = 4; // HeadOfLine.HOLD_BAND, in multiples of capacity
-  static final long FAR_POLL = 3000; // Sale.POLL_MILLIS
+  static final long FAR_POLL = 3000; // Standing.POLL_MILLIS
   static final long WAKE_GAP = 50; // HeadOfLine: re-polls of the held on the status path
 
   private final Line line;
