@@ -41,7 +41,7 @@ final class LineTransfer {
     }
     long now = clock.millis();
     Policy p = policy.get();
-    try (LineFormat.Reader reader = new LineFormat.Reader(in)) {
+    try (ExportReader reader = new ExportReader(in)) {
       int[] counts = new int[3]; // dropped, passes kept, passes expired
       Iterator<LineEntry> tickets =
           Filtered.of(
