@@ -1,6 +1,5 @@
 package dev.room.audit;
 
-import dev.room.engine.Threads;
 import dev.room.spi.Line;
 import dev.room.spi.LineJournal;
 import java.io.IOException;
@@ -11,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.util.Objects;
 
@@ -55,35 +53,19 @@ public final class AdmissionLog implements AutoCloseable {
   public static final String FORMAT = "room-admission-log/1";
 
   static final int RING = 1 << 16;
-  private static final int W = 7; // kind, number, band, place, order, flags, time
   static final int GAP = 100;
   static final int NOTE = 101;
   static final int DRAW = 102;
   static final int OBSERVED = 1 << 20;
-  private static final long LINGER_MILLIS = 2;
 
   private final OutputStream out;
   private final FileChannel channel;
-  private final long[] ring = new long[RING * W];
-  private final Object[] extra = new Object[RING];
-  private final EntryWriter writer;
-  private final byte[] salt = new byte[16];
-  private long head;
-  private long tail;
-  private long pendingLost;
-  private long lost;
-  private boolean closed;
-  private boolean sleeping; // the writer waits for work with nothing left to flush
-  private boolean flushWanted;
-  private IOException failure;
-  private volatile InstantSource clock;
-  private Thread thread;
+  private final EntryRing ring;
 
   private AdmissionLog(FileChannel channel, long seq, String prev) {
     this.channel = channel;
     this.out = new java.io.BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
-    this.writer = new EntryWriter(seq, prev);
-    new SecureRandom().nextBytes(salt);
+    this.ring = new EntryRing(out, seq, prev);
   }
 
   /**
@@ -123,21 +105,13 @@ public final class AdmissionLog implements AutoCloseable {
    */
   public LineJournal open(String room, InstantSource clock, boolean exact) {
     Objects.requireNonNull(room, "room");
-    synchronized (this) {
-      if (this.clock != null || closed) {
-        throw new IllegalStateException("an admission log serves one room, once");
-      }
-      this.clock = Objects.requireNonNull(clock, "clock");
-      put(NOTE, 0, 0, 0, 0, 0, new String[] {"genesis", room, exact ? "exact" : "observed"});
-      thread = Threads.daemon("room-admission-log", this::run);
-      thread.start();
-    }
+    ring.open(clock, new String[] {"genesis", room, exact ? "exact" : "observed"});
     return new Recorder();
   }
 
   /** Entries dropped because the writer fell behind (each run of them is a {@code gap}). */
-  public synchronized long lost() {
-    return lost + pendingLost;
+  public long lost() {
+    return ring.lost();
   }
 
   /**
@@ -146,45 +120,14 @@ public final class AdmissionLog implements AutoCloseable {
    * @throws IOException when writing failed
    */
   public void flush() throws IOException {
-    synchronized (this) {
-      long want = head;
-      flushWanted = true;
-      notifyAll();
-      while ((tail < want || flushWanted)
-          && failure == null
-          && thread != null
-          && thread.isAlive()) {
-        try {
-          wait(100);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IOException("interrupted while flushing the admission log", e);
-        }
-      }
-      if (failure != null) {
-        throw failure;
-      }
-    }
+    ring.flush();
   }
 
   /** Writes a {@code close} entry, flushes, forces the file to disk and stops the writer. */
   @Override
   public void close() throws IOException {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      if (clock != null) {
-        put(NOTE, 0, 0, 0, 0, 0, new String[] {"close"});
-      }
-    }
-    flush();
-    synchronized (this) {
-      closed = true;
-      notifyAll();
-    }
-    if (thread != null) {
-      Threads.join(thread, Threads.CLOSE_WAIT_MILLIS);
+    if (!ring.close()) {
+      return;
     }
     try {
       out.flush();
@@ -194,139 +137,26 @@ public final class AdmissionLog implements AutoCloseable {
     }
   }
 
-  // ── The producer side: called under the line's lock ─────────────────────
-
-  private synchronized void put(
-      int kind, long number, long band, long place, long order, long flags, Object x) {
-    if (closed) {
-      return;
-    }
-    InstantSource c = clock;
-    long now = c == null ? 0 : c.millis();
-    if (pendingLost > 0 && head - tail < RING) {
-      slot(GAP, pendingLost, 0, 0, 0, 0, now, null);
-      lost += pendingLost;
-      pendingLost = 0;
-    }
-    if (head - tail >= RING) {
-      pendingLost++;
-      return;
-    }
-    slot(kind, number, band, place, order, flags, now, x);
-    if (sleeping) {
-      sleeping = false;
-      notifyAll();
-    }
-  }
-
-  private void slot(
-      int kind, long number, long band, long place, long order, long flags, long now, Object x) {
-    int i = (int) (head & (RING - 1));
-    int b = i * W;
-    ring[b] = kind;
-    ring[b + 1] = number;
-    ring[b + 2] = band;
-    ring[b + 3] = place;
-    ring[b + 4] = order;
-    ring[b + 5] = flags;
-    ring[b + 6] = now;
-    extra[i] = x;
-    head++;
-  }
-
   /** The room's and the line's way in. */
   private final class Recorder implements LineJournal {
     @Override
     public void record(int kind, long number, int band, long place, long order, long flags) {
-      put(kind, number, band, place, order, flags, null);
+      ring.put(kind, number, band, place, order, flags, null);
     }
 
     @Override
     public void drawn(long[] group) {
-      put(DRAW, 0, 0, 0, 0, 0, group);
+      ring.put(DRAW, 0, 0, 0, 0, 0, group);
     }
 
     @Override
     public void note(String kind, String value) {
-      put(NOTE, 0, 0, 0, 0, 0, new String[] {kind, value});
+      ring.put(NOTE, 0, 0, 0, 0, 0, new String[] {kind, value});
     }
 
     @Override
     public void observed(int kind, long hi, long lo, long position) {
-      put(kind | OBSERVED, hi, 0, lo, position, 0, null);
-    }
-  }
-
-  // ── The writer thread ───────────────────────────────────────────────────
-
-  /**
-   * The writer: takes every entry in the ring, formats, chains and buffers it, and flushes the file
-   * once the ring stays empty for {@link #LINGER_MILLIS} (or when asked), so a busy sale costs one
-   * write per buffer, not one per entry. Producers wake it only from its idle sleep: while it
-   * lingers they add to the ring without a notify.
-   */
-  private void run() {
-    long[] batch = new long[W];
-    boolean dirty = false;
-    while (true) {
-      long from;
-      long to;
-      boolean flush;
-      synchronized (this) {
-        try {
-          if (tail == head && dirty && !flushWanted && !closed) {
-            wait(LINGER_MILLIS);
-          }
-          while (tail == head && !dirty && !closed) {
-            if (flushWanted) {
-              flushWanted = false;
-              notifyAll();
-            }
-            sleeping = true;
-            wait();
-          }
-        } catch (InterruptedException e) {
-          return;
-        }
-        sleeping = false;
-        if (tail == head && closed && !dirty) {
-          flushWanted = false;
-          notifyAll();
-          return;
-        }
-        from = tail;
-        to = head;
-        flush = from == to;
-      }
-      // Slots in [from, to) are not touched by producers until tail moves past them.
-      try {
-        for (long s = from; s < to; s++) {
-          int i = (int) (s & (RING - 1));
-          System.arraycopy(ring, i * W, batch, 0, W);
-          Object x = extra[i];
-          extra[i] = null;
-          writer.write(batch, x, salt, out);
-        }
-        dirty |= to > from;
-        if (flush) {
-          out.flush();
-          dirty = false;
-        }
-      } catch (IOException | RuntimeException e) {
-        synchronized (this) {
-          failure = e instanceof IOException io ? io : new IOException(e);
-          tail = to;
-          notifyAll();
-        }
-        return;
-      }
-      synchronized (this) {
-        tail = to;
-        if (flush && flushWanted && tail == head) {
-          flushWanted = false;
-        }
-        notifyAll();
-      }
+      ring.put(kind | OBSERVED, hi, 0, lo, position, 0, null);
     }
   }
 
