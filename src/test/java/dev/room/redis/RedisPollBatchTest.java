@@ -12,6 +12,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,6 +137,143 @@ class RedisPollBatchTest {
     try (StatefulRedisConnection<String, String> c = client.connect()) {
       return c.sync()
           .eval(scripts.source(op), ScriptOutputType.MULTI, new RoomKeys(room).all(), args);
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  /** A first-poll grace of 30 s: the batch's never-polled tickets are within it or past it. */
+  private static final Policy GRACED = new Policy(300_000, 30_000, 1_000, 100_000, 60_000, 0);
+
+  /**
+   * Regression (issue 16): a page's first poll (never seen, within its grace) went to pollTicket,
+   * after the library's set-up, at several times a seen poll's cost, and in a benchmark that polls
+   * a million tickets almost every poll is a first one. The head alone, with the library replaced
+   * by an error, answers such polls (a token twice: the second sees the first) and marks them seen.
+   */
+  @Test
+  void aFirstPollIsAnsweredBeforeTheLibrary() throws IOException {
+    FakeClock clock = new FakeClock();
+    String room = "batch-" + UUID.randomUUID();
+    try (RedisLine line = line(clock, true, room)) {
+      assertTrue(line.tryEnter());
+      assertTrue(line.tryEnter());
+      long now = clock.millis();
+      for (long i = 1; i <= 3; i++) {
+        line.arrive(i, i, "", false, now, GRACED);
+      }
+      String head;
+      try (InputStream in = LuaScripts.class.getResourceAsStream("ops/polls.lua")) {
+        String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        head = body.substring(0, body.indexOf(LuaScripts.LIBRARY_MARKER));
+      }
+      long later = now + 5_000;
+      String[] tokens = {Tokens.format(2, 2), Tokens.format(3, 3), Tokens.format(2, 2)};
+      List<Object> r =
+          evalSource(
+              room,
+              head + "error('a first poll reached the library')\n",
+              batchArgs(GRACED, tokens, later));
+      long[] out = {Replies.outcome(r, 0), Replies.outcome(r, 3), Replies.outcome(r, 6)};
+      assertEquals(Outcome.WAITING, Outcome.kind(out[0]));
+      assertEquals(2, Outcome.position(out[0]));
+      assertEquals(3, Outcome.position(out[1]));
+      assertEquals(2, Outcome.position(out[2]));
+      assertEquals(0, out[0] & Outcome.RATE_LIMITED);
+      assertTrue((out[2] & Outcome.RATE_LIMITED) != 0, "the second poll sees the first's");
+      // seen now: past the grace they wait on; ticket 1, never polled, is evicted by it
+      clock.advance(Duration.ofSeconds(40));
+      long after = clock.millis();
+      assertEquals(Outcome.WAITING, Outcome.kind(line.poll(2, 2, after, GRACED)));
+      assertEquals(Outcome.WAITING, Outcome.kind(line.poll(3, 3, after, GRACED)));
+      assertTrue((line.poll(1, 1, after, GRACED) & Outcome.EVICTED) != 0);
+      line.checkInvariants();
+    }
+  }
+
+  /**
+   * Under a first-poll grace, one batch of never-polled tickets (within the grace, past it, one of
+   * them twice) and a seen one answers as one poll at a time in the batch's order does, and leaves
+   * the same line: the next polls, one at a time, answer alike too.
+   */
+  @Test
+  void aBatchOfFirstPollsAnswersAsOnePollAtATime() {
+    long[][] batched = firstPolls(true);
+    long[][] single = firstPolls(false);
+    for (int k = 0; k < batched.length; k++) {
+      for (int i = 0; i < batched[k].length; i++) {
+        assertEquals(single[k][i], batched[k][i], "round " + k + ", poll " + i);
+      }
+    }
+    assertEquals(Outcome.WAITING, Outcome.kind(batched[0][0]));
+    assertTrue((batched[0][1] & Outcome.RATE_LIMITED) != 0);
+    assertTrue((batched[0][4] & Outcome.EVICTED) != 0, "past its grace, never polled");
+  }
+
+  private static long[][] firstPolls(boolean batch) {
+    FakeClock clock = new FakeClock();
+    String room = "batch-" + UUID.randomUUID();
+    try (RedisLine line = line(clock, batch, room)) {
+      assertTrue(line.tryEnter());
+      assertTrue(line.tryEnter());
+      long now = clock.millis();
+      line.arrive(1, 1, "", false, now, GRACED);
+      clock.advance(Duration.ofSeconds(20));
+      long mid = clock.millis();
+      for (long i = 2; i <= 4; i++) {
+        line.arrive(i, i, "", false, mid, GRACED);
+      }
+      line.poll(4, 4, mid, GRACED);
+      clock.advance(Duration.ofSeconds(15));
+      long later = clock.millis(); // ticket 1 is 35 s old, never polled: past the grace
+      // the one past its grace last: a batch answers the others first (its order, not this one's)
+      long[] ids = {2, 2, 3, 4, 1};
+      long[][] out = new long[2][];
+      out[0] = polls(line, room, batch, ids, later);
+      clock.advance(Duration.ofSeconds(40)); // every ticket is past the grace now
+      out[1] = polls(line, room, false, ids, clock.millis());
+      line.checkInvariants();
+      return out;
+    }
+  }
+
+  private static long[] polls(RedisLine line, String room, boolean batch, long[] ids, long now) {
+    long[] out = new long[ids.length];
+    if (batch) {
+      String[] tokens = new String[ids.length];
+      for (int i = 0; i < ids.length; i++) {
+        tokens[i] = Tokens.format(ids[i], ids[i]);
+      }
+      List<Object> r = eval(room, Op.POLLS, batchArgs(GRACED, tokens, now));
+      for (int i = 0; i < ids.length; i++) {
+        out[i] = Replies.outcome(r, 3 * i);
+      }
+    } else {
+      for (int i = 0; i < ids.length; i++) {
+        out[i] = line.poll(ids[i], ids[i], now, GRACED);
+      }
+    }
+    return out;
+  }
+
+  private static String[] batchArgs(Policy policy, String[] tokens, long now) {
+    String[] args = new String[5 + 2 * tokens.length];
+    args[0] = Long.toString(policy.ttl());
+    args[1] = Long.toString(policy.firstPollGrace());
+    args[2] = Long.toString(policy.pollInterval());
+    args[3] = Long.toString(policy.cookieRefresh());
+    args[4] = Long.toString(policy.readyTimeout());
+    for (int i = 0; i < tokens.length; i++) {
+      args[5 + 2 * i] = tokens[i];
+      args[6 + 2 * i] = Long.toString(now);
+    }
+    return args;
+  }
+
+  private static List<Object> evalSource(String room, String source, String[] args) {
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      return c.sync().eval(source, ScriptOutputType.MULTI, new RoomKeys(room).all(), args);
     } finally {
       client.shutdown();
     }

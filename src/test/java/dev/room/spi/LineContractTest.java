@@ -842,6 +842,35 @@ public abstract class LineContractTest {
     l.exit(now());
   }
 
+  /**
+   * A first poll is the poll rule's own case (the Redis line answers it in the batch script's
+   * head): within the grace it counts as heard from, past it the ticket is gone, and the second
+   * poll within the poll interval is rate-limited as after any accepted one.
+   */
+  @Test
+  void aFirstPollWithinTheGraceKeepsThePlaceAndOnePastItEndsIt() {
+    Line l = line(1);
+    fill(l);
+    Policy grace = new Policy(TTL, 10_000, 1000, 100_000, OFFER, 0);
+    Client a = Client.fresh();
+    Client b = Client.fresh();
+    l.arrive(a.hi(), a.lo(), "", false, now(), grace);
+    l.arrive(b.hi(), b.lo(), "", false, now(), grace);
+    clock.advanceMillis(9_000);
+    long first = l.poll(b.hi(), b.lo(), now(), grace);
+    assertEquals(Outcome.WAITING, Outcome.kind(first));
+    assertEquals(2, Outcome.position(first));
+    assertFalse(Outcome.has(first, Outcome.RATE_LIMITED));
+    assertTrue(Outcome.has(l.poll(b.hi(), b.lo(), now(), grace), Outcome.RATE_LIMITED));
+    clock.advanceMillis(2_000); // a: 11 s, never polled; b: seen, 2 s ago
+    assertTrue(Outcome.has(l.poll(a.hi(), a.lo(), now(), grace), Outcome.EVICTED));
+    assertNull(l.ticket(a.hi(), a.lo()));
+    assertEquals(Outcome.WAITING, Outcome.kind(l.poll(b.hi(), b.lo(), now(), grace)));
+    assertEquals(1, positionOf(l, b));
+    assertArrayEquals(new int[] {0, 0}, l.evict(now(), grace));
+    l.exit(now());
+  }
+
   @Test
   void eachTicketEndsExactlyOnceUnderConcurrentClaimsRemovalsAndEviction() throws Exception {
     int clients = 120;

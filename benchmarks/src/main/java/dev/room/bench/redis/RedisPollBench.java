@@ -39,17 +39,20 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Lines: the in-memory line (the baseline) and every Redis poll path registered in {@link
  * PollVariants} ("before" and "after" when the build keeps the old one callable), each in a room of
  * its own on one {@code redis-server}. Every line gets one held slot and the same waiting tickets;
- * the line grows from one {@code --queued} size to the next (ascending), and at each size {@code
- * --threads} threads poll random waiting tickets ({@code Line.poll}, what the status endpoint
- * calls) for {@code --seconds}, in {@code --rounds} rounds whose line order alternates, after a
- * warm-up of each line. Per Redis window, from Redis's own counters:
+ * the line grows from one {@code --queued} size to the next (ascending). At each size, every new
+ * ticket is first polled once, in line order, from the largest {@code --threads} count (its first
+ * poll, which marks it seen: reported on rows of its own, "first polls", one window per line), so
+ * that the timed windows measure the steady state, the poll a page makes some sixty times per TTL.
+ * Then {@code --threads} threads poll random waiting tickets ({@code Line.poll}, what the status
+ * endpoint calls) for {@code --seconds}, in {@code --rounds} rounds whose line order alternates,
+ * after a warm-up of each line. Per Redis window, from Redis's own counters:
  *
  * <ul>
  *   <li><b>server µs/poll</b>: {@code INFO commandstats} time of the commands clients sent ÷ polls.
  *       A command a script runs is counted by Redis twice (under its own name and inside the
  *       script's time), so each command's time counts in the share of its calls that clients sent,
  *       from a {@code MONITOR} sample taken during the warm-up (script calls always, commands seen
- *       only inside scripts never);
+ *       only inside scripts never; in the first polls' window, script calls only);
  *   <li><b>CPU µs/poll</b>: the main thread's {@code used_cpu_user + used_cpu_sys} ÷ polls (reading
  *       and writing sockets included), and that CPU ÷ wall time (how busy Redis was: near 1 means
  *       Redis bounded the run, well below means the load generator did);
@@ -168,6 +171,8 @@ public final class RedisPollBench {
               filled,
               size,
               (System.nanoTime() - f0) / 1e9);
+          firstPolls(
+              active, tokens, filled, size, Arrays.stream(threadCounts).max().getAsInt(), port);
           filled = size;
           measure(active, tokens, size, threadCounts, seconds, warmup, rounds, port);
         }
@@ -295,8 +300,24 @@ public final class RedisPollBench {
         rate, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, errors
       };
     }
-    Stats after = Stats.read(port);
-    Map<String, Double> share = shares.getOrDefault(name, Map.of());
+    return figures(
+        before, Stats.read(port), polls, elapsed, shares.getOrDefault(name, Map.of()), 1.0, errors);
+  }
+
+  /**
+   * The window's figures from Redis's counters {@code before} and {@code after} it: a command's
+   * time counts in {@code share} of its calls (script calls always), or {@code otherwise} when the
+   * sample did not see it.
+   */
+  private static double[] figures(
+      Stats before,
+      Stats after,
+      long polls,
+      double elapsed,
+      Map<String, Double> share,
+      double otherwise,
+      double errors) {
+    double rate = polls / elapsed;
     double serverUs = 0;
     for (Map.Entry<String, long[]> c : after.commands.entrySet()) {
       String cmd = c.getKey();
@@ -306,7 +327,7 @@ public final class RedisPollBench {
       if (usec <= 0 || ADMIN.contains(base)) {
         continue;
       }
-      double clients = SCRIPTS.contains(base) ? 1 : share.getOrDefault(cmd, 1.0);
+      double clients = SCRIPTS.contains(base) ? 1 : share.getOrDefault(cmd, otherwise);
       serverUs += usec * clients;
     }
     double cpuUs = (after.cpuMicros - before.cpuMicros);
@@ -319,6 +340,97 @@ public final class RedisPollBench {
       (after.commandsProcessed - before.commandsProcessed) / (double) polls,
       errors
     };
+  }
+
+  /**
+   * Polls tickets {@code from} to {@code to} (exclusive) once each, in line order, from {@code
+   * threads} threads, one line after the other: each ticket's first poll, so that the windows after
+   * it measure seen tickets' polls. Prints each line's first polls as rows of their own ({@code
+   * <line>+first} in the {@code @@redis} lines), the server time counting script calls only.
+   */
+  private static void firstPolls(
+      Map<String, Line> lines, long[][] tokens, int from, int to, int threads, int port)
+      throws Exception {
+    for (Map.Entry<String, Line> e : lines.entrySet()) {
+      boolean redis = !e.getKey().equals(MEMORY);
+      Line line = e.getValue();
+      long errors0 = ERRORS.sum();
+      Stats before = redis ? Stats.read(port) : null;
+      long start = System.nanoTime();
+      AtomicInteger next = new AtomicInteger(from);
+      LongAdder done = new LongAdder();
+      List<Thread> workers = new ArrayList<>();
+      for (int w = 0; w < threads; w++) {
+        Thread th =
+            new Thread(
+                () -> {
+                  int i;
+                  while ((i = next.getAndIncrement()) < to) {
+                    try {
+                      long o =
+                          line.poll(tokens[0][i], tokens[1][i], System.currentTimeMillis(), POLICY);
+                      if (Outcome.kind(o) == Outcome.WAITING) {
+                        done.increment();
+                      } else {
+                        ERRORS.increment();
+                      }
+                    } catch (RuntimeException unavailable) {
+                      ERRORS.increment();
+                    }
+                  }
+                },
+                "first-" + e.getKey() + "-" + w);
+        workers.add(th);
+        th.start();
+      }
+      for (Thread th : workers) {
+        th.join();
+      }
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      long polls = done.sum();
+      double errors = ERRORS.sum() - errors0;
+      double[] x =
+          redis
+              ? figures(before, Stats.read(port), polls, elapsed, Map.of(), 0.0, errors)
+              : new double[] {
+                polls / elapsed, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, errors
+              };
+      String name = e.getKey() + "+first";
+      String[] metrics = {
+        "polls_per_s", "server_us", "cpu_us", "busy", "round_trips", "commands", "errors"
+      };
+      for (int m = 0; m < metrics.length; m++) {
+        System.out.printf(
+            Locale.ROOT,
+            "@@redis %s:%d:%d:%s %.4f %.4f %.4f %d%n",
+            name,
+            to,
+            threads,
+            metrics[m],
+            x[m],
+            x[m],
+            x[m],
+            1);
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "| %,d | %s (first polls of %,d) | %d | %,.0f | %s | %s | %s | %s | %s | %.0f |%n",
+          to,
+          e.getKey(),
+          polls,
+          threads,
+          x[0],
+          cell(x[1]),
+          cell(x[2]),
+          cell(x[3]),
+          cell(x[4]),
+          cell(x[5]),
+          x[6]);
+    }
+  }
+
+  private static String cell(double v) {
+    return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.2f", v);
   }
 
   /**
