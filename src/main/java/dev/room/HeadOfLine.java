@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Keeps the origin busy (issue 16): the head of the line hears of a freed slot at once instead of
@@ -56,9 +57,23 @@ final class HeadOfLine {
   /** Re-polls of the held on the status path, at most this often (frees elsewhere, lapses). */
   private static final long WAKE_GAP_MILLIS = 50;
 
-  private final List<Held> held = new ArrayList<>(); // by position, front first; guarded by this
+  private final List<Held> held = new ArrayList<>(); // by key, front first; guarded by this
   private volatile int count;
   private volatile long wokenAt;
+  private volatile long holdMillis = HOLD_MILLIS;
+
+  /**
+   * Clients admitted on this instance so far. A held client's key is its position plus this count
+   * when it was heard from: positions of clients heard at different times are not comparable (one
+   * held at 3 a second ago may now stand ahead of one just held at 2), keys are, as far as the line
+   * moved by admissions seen here. What else moves it (retirements ahead, admissions on other
+   * instances) is made up for by re-keying on every wake and looking {@value #LOOKAHEAD} past the
+   * first still waiting.
+   */
+  private final AtomicLong departed = new AtomicLong();
+
+  /** A wake re-polls this many still-waiting held requests before it stops (see departed). */
+  static final int LOOKAHEAD = 2;
 
   /**
    * How far back the front reaches, in seconds of admissions: the line moves this far while a
@@ -115,6 +130,16 @@ final class HeadOfLine {
     return count;
   }
 
+  /** A client was admitted on this instance: the line moved one place. */
+  void departed() {
+    departed.incrementAndGet();
+  }
+
+  /** For tests: how long a request is held. */
+  void holdMillis(long millis) {
+    holdMillis = millis;
+  }
+
   /**
    * Holds waiting {@code q}'s status request if it asked to be held, stands within the band and
    * there is room; returns false to have it answered at once.
@@ -141,10 +166,10 @@ final class HeadOfLine {
         return false;
       }
       AsyncContext ctx = req.startAsync(req, res);
-      ctx.setTimeout(HOLD_MILLIS);
-      h = new Held(room, req, res, ctx, q);
+      ctx.setTimeout(holdMillis);
+      h = new Held(room, req, res, ctx, q, position + departed.get());
       int i = held.size();
-      while (i > 0 && held.get(i - 1).position > position) {
+      while (i > 0 && held.get(i - 1).key > h.key) {
         i--;
       }
       held.add(i, h);
@@ -191,17 +216,44 @@ final class HeadOfLine {
   private volatile boolean wakeAgain;
 
   private void wakeFront() {
-    while (true) {
+    // Offers go in line order: behind the first held still waiting nobody was offered, as far as
+    // the keys are right; a few more are looked at for where they are not.
+    int i = 0;
+    boolean rekeyed = false;
+    for (int misses = 0; misses <= LOOKAHEAD; ) {
       Held h;
       synchronized (this) {
-        if (held.isEmpty()) {
-          return;
+        if (i >= held.size()) {
+          break;
         }
-        h = held.get(0);
+        h = held.get(i);
       }
-      if (!h.answerIfOffered()) {
-        return; // offers go in line order: nobody behind it was offered either
+      long position = h.answerIfOffered();
+      if (position < 0) {
+        continue; // answered and gone from the list: the same index holds the next one
       }
+      synchronized (this) {
+        h.key = position + departed.get();
+      }
+      rekeyed = true;
+      misses++;
+      i++;
+    }
+    if (rekeyed) {
+      resort();
+    }
+  }
+
+  /** Insertion sort by key: the list is sorted but for the few re-keyed; allocates nothing. */
+  private synchronized void resort() {
+    for (int i = 1; i < held.size(); i++) {
+      Held h = held.get(i);
+      int j = i;
+      while (j > 0 && held.get(j - 1).key > h.key) {
+        held.set(j, held.get(j - 1));
+        j--;
+      }
+      held.set(j, h);
     }
   }
 
@@ -226,7 +278,7 @@ final class HeadOfLine {
     final HttpServletResponse res;
     final AsyncContext ctx;
     final Queued queued; // where it stood when held: a timeout answers with it
-    final long position;
+    long key; // its place in the held list (see departed); guarded by HeadOfLine.this
     private boolean answered; // guarded by this
 
     Held(
@@ -234,29 +286,30 @@ final class HeadOfLine {
         HttpServletRequest req,
         HttpServletResponse res,
         AsyncContext ctx,
-        Queued queued) {
+        Queued queued,
+        long key) {
       this.room = room;
       this.req = req;
       this.res = res;
       this.ctx = ctx;
       this.queued = queued;
-      this.position = queued.position();
+      this.key = key;
     }
 
     /**
-     * Polls for it; answers and returns true unless it still waits. Under the monitor, as every use
-     * of the request: once answered it is never read again.
+     * Polls for it; answers and returns -1 unless it still waits, else returns its position now.
+     * Under the monitor, as every use of the request: once answered it is never read again.
      */
-    synchronized boolean answerIfOffered() {
+    synchronized long answerIfOffered() {
       if (answered) {
-        return true;
+        return -1;
       }
       Admission a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
       if (a instanceof Queued q && q.waiting()) {
-        return false;
+        return q.position();
       }
       answer(a);
-      return true;
+      return -1;
     }
 
     /**

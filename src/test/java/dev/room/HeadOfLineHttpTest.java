@@ -156,4 +156,30 @@ class HeadOfLineHttpTest {
     CompletableFuture.allOf(polls).get(10, TimeUnit.SECONDS);
     assertEquals(0, room.headOfLine().held());
   }
+
+  @Test
+  void aHeldPollOfAClientAheadIsAnsweredThoughItWasHeldFurtherBack() throws Exception {
+    // Regression (the soak: two offers in three waited for their client's next poll): the held
+    // were kept in order of the position each had when held, so a client held at 3 before the two
+    // ahead of it left sorted behind one held at 2 just after, though it stood ahead; the wake
+    // stopped at that one, still waiting, and the offered client heard at its hold's timeout.
+    room.headOfLine().holdMillis(60_000); // only a wake answers within the test's bound
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    Browser x1 = queued();
+    Browser x2 = queued();
+    Browser a = queued();
+    Browser b = queued();
+    clock.advanceMillis(1001);
+    CompletableFuture<HttpResponse<String>> pollA = heldPoll(a);
+    awaitHeld(1);
+    assertTrue(room.removeToken(x1.cookie(Cookies.TICKET)));
+    assertTrue(room.removeToken(x2.cookie(Cookies.TICKET)));
+    CompletableFuture<HttpResponse<String>> pollB = heldPoll(b);
+    awaitHeld(2);
+    app.releaseOne(); // the slot is a's: its held poll hears of it at once
+    holder.join();
+    assertEquals("{\"ready\":true,\"position\":0}", pollA.get(10, TimeUnit.SECONDS).body());
+    assertFalse(pollB.isDone(), "b still waits behind a");
+    assertEquals(1, room.headOfLine().held());
+  }
 }
