@@ -182,4 +182,23 @@ class HeadOfLineHttpTest {
     assertFalse(pollB.isDone(), "b still waits behind a");
     assertEquals(1, room.headOfLine().held());
   }
+
+  @Test
+  void theFirstClientStillPollingIsHeldBehindThoseWhoStopped() throws Exception {
+    // Regression (the soak: pages that stopped polling keep their places until their tickets
+    // expire, hundreds of them at the front of a busy line): the band counted from position 1, so
+    // it held nobody alive, and the live front was offered between its polls, the slot idle.
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    int gone = HeadOfLine.UNMEASURED_BAND + 4; // × capacity 1: beyond the band while unmeasured
+    for (int i = 0; i < gone; i++) {
+      queued(); // gets its ticket, never polls
+    }
+    Browser live = queued();
+    clock.advanceMillis(Math.max(1001, room.policy().presenceWindow()));
+    CompletableFuture<HttpResponse<String>> poll = heldPoll(live);
+    awaitHeld(1);
+    app.releaseOne(); // those ahead are absent: the slot is the live client's, and it hears at once
+    holder.join();
+    assertEquals("{\"ready\":true,\"position\":0}", poll.get(10, TimeUnit.SECONDS).body());
+  }
 }
