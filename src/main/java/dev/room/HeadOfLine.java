@@ -9,7 +9,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -240,20 +239,12 @@ final class HeadOfLine {
     // One thread walks the held at a time: a wake re-polls, and a re-poll may free a slot (an
     // absent offer lapses) and ask for a wake from inside another held request's monitor; walking
     // from there would take held requests' monitors in any order. A wake asked for meanwhile makes
-    // the walker go round once more.
-    wakeAgain = true;
-    while (wakeAgain && waking.compareAndSet(false, true)) {
-      try {
-        wakeAgain = false;
-        wakeFront();
-      } finally {
-        waking.set(false);
-      }
-    }
+    // the walker go round once more, a bounded number of times (Walker).
+    walker.walk(wakeFront);
   }
 
-  private final AtomicBoolean waking = new AtomicBoolean();
-  private volatile boolean wakeAgain;
+  private final Walker walker = new Walker();
+  private final Runnable wakeFront = this::wakeFront;
 
   private void wakeFront() {
     // Offers go in line order: behind the first held still waiting nobody was offered, as far as
