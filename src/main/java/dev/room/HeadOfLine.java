@@ -18,16 +18,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Three rules, each measured by {@code benchmarks/SoakBenchmark}:
  *
  * <ul>
- *   <li>Pace: a client within {@value #HOLD_BAND} × capacity of the front polls every second (the
- *       page's floor); further back the poll pace is as before, so the added load is at most
- *       {@value #HOLD_BAND} × capacity polls a second.
+ *   <li>Pace: a client within the {@linkplain #band band} of the front polls every second (the
+ *       page's floor); further back soon enough to be in the band when the line reaches it. The
+ *       front is the first client still polling ({@link #front}), not position 1: pages that
+ *       stopped keep their places ahead of it until their tickets expire.
  *   <li>Held polls: a status request with {@code wait=1} from that band is held (Servlet async, no
  *       thread kept) for up to {@value #HOLD_MILLIS} ms and answered the moment its client is
- *       offered a slot: when a slot frees on this instance the held requests are re-polled front to
- *       back, stopping at the first still waiting (offers go in line order). At most {@value
- *       #HOLD_BAND} × capacity (and {@value #MAX_HELD}) are held; beyond that a poll is answered at
- *       once, as before. A held request that times out is answered with where it stood and {@code
- *       poll_after_ms} 0: the page polls again at once (it starts at most one poll a second).
+ *       offered a slot: when a slot frees on this instance the held requests are re-polled in line
+ *       order (kept by key: the position plus the admissions seen here, re-keyed on every wake),
+ *       stopping {@value #LOOKAHEAD} past the first still waiting (offers go in line order). At
+ *       most the band (and {@value #MAX_HELD}) are held; beyond that a poll is answered at once. A
+ *       held request that times out is answered with where it stood and {@code poll_after_ms} 0:
+ *       the page polls again at once (it starts at most one poll a second).
  *   <li>Presence: a waiting client silent for {@value #PRESENCE_WINDOW_MILLIS} ms (two held polls
  *       and more than every poll gap near the front) is passed over when a slot frees, and an offer
  *       it was not told of lapses then ({@link dev.room.spi.Policy#presenceWindow()}): a page that

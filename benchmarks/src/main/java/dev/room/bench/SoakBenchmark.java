@@ -57,7 +57,10 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * while at least capacity wait), order (a live browser told ready more than {@value
  * #ORDER_SLACK_MILLIS} ms after one that arrived later, or never while a later one was),
  * over-capacity (origin requests that found capacity already in flight), errors, served, still
- * waiting, heap after a GC.
+ * waiting, heap after a GC. And where a hand-over's time goes: how many clients heard they were
+ * ready from a wake of their held poll, and how many from a poll that found its offer already
+ * waiting (by what answered their poll before: a held poll's timeout, an at-once answer, a 429),
+ * told ready → claim at the origin, and how late the load generator's own timers ran.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.room.bench.SoakBenchmark --seconds 45
