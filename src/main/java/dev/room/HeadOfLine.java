@@ -28,8 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       order (kept by key: the position plus the admissions seen here, re-keyed on every wake),
  *       stopping {@value #LOOKAHEAD} past the first still waiting (offers go in line order). At
  *       most the band (and {@value #MAX_HELD}) are held; beyond that a poll is answered at once. A
- *       held request that times out is answered with where it stood and {@code poll_after_ms} 0:
- *       the page polls again at once (it starts at most one poll a second).
+ *       held request that times out is polled again (its client was there all along) and answered
+ *       with {@code poll_after_ms} 0: the page polls again at once (it starts at most one poll a
+ *       second).
  *   <li>Presence: a waiting client silent for {@value #PRESENCE_WINDOW_MILLIS} ms (two held polls
  *       and more than every poll gap near the front) is passed over when a slot frees, and an offer
  *       it was not told of lapses then ({@link dev.room.spi.Policy#presenceWindow()}): a page that
@@ -310,7 +311,7 @@ final class HeadOfLine {
     final HttpServletRequest req;
     final HttpServletResponse res;
     final AsyncContext ctx;
-    final Queued queued; // where it stood when held: a timeout answers with it
+    final Queued queued; // where it stood when held: a timeout answers with it if the line fails
     long key; // its place in the held list (see departed); guarded by HeadOfLine.this
     private boolean answered; // guarded by this
 
@@ -346,11 +347,7 @@ final class HeadOfLine {
       return -1;
     }
 
-    /**
-     * Answers with {@code a} and completes. Caller holds the monitor. A timeout answers with where
-     * it stood when held, not with a fresh poll: that poll would make the client's next one, at
-     * once, come too soon for the line's poll interval.
-     */
+    /** Answers with {@code a} and completes. Caller holds the monitor. */
     private void answer(Admission a) {
       remove(this);
       answered = true;
@@ -369,9 +366,21 @@ final class HeadOfLine {
 
     @Override
     public synchronized void onTimeout(AsyncEvent event) {
-      if (!answered) {
-        answer(queued);
+      if (answered) {
+        return;
       }
+      // Polled again, so the client counts as heard from when its hold ended, not when it began:
+      // a page whose next poll comes a little late after a full hold is not silent for the whole
+      // presence window and passed over (the soak on a loaded machine). The poll also tells an
+      // offer a wake missed. Held or not, the page's next poll at once is never refused as too
+      // soon: a held one never is, and the band's is held.
+      Admission a;
+      try {
+        a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
+      } catch (RuntimeException e) {
+        a = queued; // the line is out of reach: where it stood when held
+      }
+      answer(a);
     }
 
     @Override

@@ -201,4 +201,34 @@ class HeadOfLineHttpTest {
     holder.join();
     assertEquals("{\"ready\":true,\"position\":0}", poll.get(10, TimeUnit.SECONDS).body());
   }
+
+  @Test
+  void aClientHeldUntilItsHoldTimedOutIsPresentFromThenOn() throws Exception {
+    // Regression (the soak on a loaded machine: 30 live pages passed over): a held poll counted as
+    // the client heard from when it was held, not when it was answered, so a page whose next poll
+    // came a little late after a full hold looked silent for the presence window and lost its turn
+    // to one behind it.
+    room.headOfLine().holdMillis(5000); // real time: the fake clock moves on first, at once
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    Browser first = queued();
+    Browser second = queued();
+    clock.advanceMillis(1001);
+    CompletableFuture<HttpResponse<String>> poll = heldPoll(first);
+    awaitHeld(1);
+    clock.advanceMillis(1000); // the hold runs its full course
+    assertTrue(poll.get(10, TimeUnit.SECONDS).body().contains("\"ready\":false"));
+    long window = room.policy().presenceWindow();
+    clock.advanceMillis(window - 500); // its next poll is late, but less than the window
+    assertTrue(
+        second
+            .get(jetty.url("/queue/status"), "application/json")
+            .body()
+            .contains("\"ready\":false"));
+    app.releaseOne();
+    holder.join();
+    assertEquals(
+        "{\"ready\":true,\"position\":0}",
+        first.get(jetty.url("/queue/status"), "application/json").body(),
+        "the first in line was passed over");
+  }
 }
