@@ -380,7 +380,9 @@ final class HeadOfLine {
       } catch (RuntimeException e) {
         a = queued; // the line is out of reach: where it stood when held
       }
-      answer(a);
+      if (!answered) { // the poll may have freed a slot, and the wake it asked for answered this
+        answer(a);
+      }
     }
 
     @Override
