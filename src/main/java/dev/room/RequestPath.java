@@ -91,6 +91,7 @@ final class RequestPath implements SlotReleaser {
   void entered() {
     sale.admitted();
     events.entered();
+    head.departed(); // origin (issue 16)
   }
 
   void exit() {

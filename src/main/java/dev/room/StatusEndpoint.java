@@ -45,6 +45,9 @@ final class StatusEndpoint {
     Admission a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
     // origin (issue 16): the head of the line may be held until it is offered a slot
     HeadOfLine head = room.headOfLine();
+    if (a instanceof Queued q && q.waiting()) {
+      head.observe(q.position(), room.clock().millis());
+    }
     if (a instanceof Queued q && head.hold(room, req, res, q)) {
       if (q.refreshCookies()) {
         Cookies.sendTicket(req, res, room, q.token());
@@ -164,8 +167,10 @@ final class StatusEndpoint {
 
   // origin (issue 16): the front polls every second, the rest soon enough to reach it in time
   private static long frontPace(WaitingRoom room, long told, long position) {
-    double rate = room.sale().measuredRate(room.clock().millis());
-    return HeadOfLine.pollAfter(told, position, HeadOfLine.band(room.capacity(), rate), rate);
+    long now = room.clock().millis();
+    double rate = room.sale().measuredRate(now);
+    long fromFront = room.headOfLine().fromFront(position, now);
+    return HeadOfLine.pollAfter(told, fromFront, HeadOfLine.band(room.capacity(), rate), rate);
   }
 
   private static String moved() {

@@ -156,4 +156,79 @@ class HeadOfLineHttpTest {
     CompletableFuture.allOf(polls).get(10, TimeUnit.SECONDS);
     assertEquals(0, room.headOfLine().held());
   }
+
+  @Test
+  void aHeldPollOfAClientAheadIsAnsweredThoughItWasHeldFurtherBack() throws Exception {
+    // Regression (the soak: two offers in three waited for their client's next poll): the held
+    // were kept in order of the position each had when held, so a client held at 3 before the two
+    // ahead of it left sorted behind one held at 2 just after, though it stood ahead; the wake
+    // stopped at that one, still waiting, and the offered client heard at its hold's timeout.
+    room.headOfLine().holdMillis(60_000); // only a wake answers within the test's bound
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    Browser x1 = queued();
+    Browser x2 = queued();
+    Browser a = queued();
+    Browser b = queued();
+    clock.advanceMillis(1001);
+    CompletableFuture<HttpResponse<String>> pollA = heldPoll(a);
+    awaitHeld(1);
+    assertTrue(room.removeToken(x1.cookie(Cookies.TICKET)));
+    assertTrue(room.removeToken(x2.cookie(Cookies.TICKET)));
+    CompletableFuture<HttpResponse<String>> pollB = heldPoll(b);
+    awaitHeld(2);
+    app.releaseOne(); // the slot is a's: its held poll hears of it at once
+    holder.join();
+    assertEquals("{\"ready\":true,\"position\":0}", pollA.get(10, TimeUnit.SECONDS).body());
+    assertFalse(pollB.isDone(), "b still waits behind a");
+    assertEquals(1, room.headOfLine().held());
+  }
+
+  @Test
+  void theFirstClientStillPollingIsHeldBehindThoseWhoStopped() throws Exception {
+    // Regression (the soak: pages that stopped polling keep their places until their tickets
+    // expire, hundreds of them at the front of a busy line): the band counted from position 1, so
+    // it held nobody alive, and the live front was offered between its polls, the slot idle.
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    int gone = HeadOfLine.UNMEASURED_BAND + 4; // × capacity 1: beyond the band while unmeasured
+    for (int i = 0; i < gone; i++) {
+      queued(); // gets its ticket, never polls
+    }
+    Browser live = queued();
+    clock.advanceMillis(Math.max(1001, room.policy().presenceWindow()));
+    CompletableFuture<HttpResponse<String>> poll = heldPoll(live);
+    awaitHeld(1);
+    app.releaseOne(); // those ahead are absent: the slot is the live client's, and it hears at once
+    holder.join();
+    assertEquals("{\"ready\":true,\"position\":0}", poll.get(10, TimeUnit.SECONDS).body());
+  }
+
+  @Test
+  void aClientHeldUntilItsHoldTimedOutIsPresentFromThenOn() throws Exception {
+    // Regression (the soak on a loaded machine: 30 live pages passed over): a held poll counted as
+    // the client heard from when it was held, not when it was answered, so a page whose next poll
+    // came a little late after a full hold looked silent for the presence window and lost its turn
+    // to one behind it.
+    room.headOfLine().holdMillis(5000); // real time: the fake clock moves on first, at once
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    Browser first = queued();
+    Browser second = queued();
+    clock.advanceMillis(1001);
+    CompletableFuture<HttpResponse<String>> poll = heldPoll(first);
+    awaitHeld(1);
+    clock.advanceMillis(1000); // the hold runs its full course
+    assertTrue(poll.get(10, TimeUnit.SECONDS).body().contains("\"ready\":false"));
+    long window = room.policy().presenceWindow();
+    clock.advanceMillis(window - 500); // its next poll is late, but less than the window
+    assertTrue(
+        second
+            .get(jetty.url("/queue/status"), "application/json")
+            .body()
+            .contains("\"ready\":false"));
+    app.releaseOne();
+    holder.join();
+    assertEquals(
+        "{\"ready\":true,\"position\":0}",
+        first.get(jetty.url("/queue/status"), "application/json").body(),
+        "the first in line was passed over");
+  }
 }

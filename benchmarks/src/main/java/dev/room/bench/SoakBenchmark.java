@@ -57,7 +57,10 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * while at least capacity wait), order (a live browser told ready more than {@value
  * #ORDER_SLACK_MILLIS} ms after one that arrived later, or never while a later one was),
  * over-capacity (origin requests that found capacity already in flight), errors, served, still
- * waiting, heap after a GC.
+ * waiting, heap after a GC. And where a hand-over's time goes: how many clients heard they were
+ * ready from a wake of their held poll, and how many from a poll that found its offer already
+ * waiting (by what answered their poll before: a held poll's timeout, an at-once answer, a 429),
+ * told ready → claim at the origin, and how late the load generator's own timers ran.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.room.bench.SoakBenchmark --seconds 45
@@ -74,6 +77,11 @@ public final class SoakBenchmark {
 
   /** A told-ready inversion smaller than this is poll phase, not order. */
   static final long ORDER_SLACK_MILLIS = 3000;
+
+  /** A status answer this long after its poll was sent was held, and answered by a wake. */
+  static final long WOKEN_MILLIS = 20;
+
+  private static final String BROWSER_HEADER = "X-Soak-Browser";
 
   private static final Pattern TICKET = Pattern.compile("room_ticket=([^;]*)");
   private static final Pattern SESSION = Pattern.compile("room_session=([^;]*)");
@@ -101,6 +109,16 @@ public final class SoakBenchmark {
   private final long[] handover = new long[1 << 20];
   private final AtomicInteger handovers = new AtomicInteger();
   private final List<Browser> all = new ArrayList<>();
+  // where a hand-over's time goes (told: the status answer saying ready; claim: told → origin)
+  private final long[] claimLag = new long[1 << 20];
+  private final AtomicInteger claims = new AtomicInteger();
+  private final long[] timerLate = new long[1 << 20];
+  private final AtomicInteger timersRun = new AtomicInteger();
+  private final AtomicLong toldWoken = new AtomicLong(); // a held poll answered by a wake
+  private final AtomicLong toldFresh = new AtomicLong(); // a poll that found its offer waiting
+  private final AtomicLong[] freshAfter = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
+  private final long[] freshGap = new long[1 << 20]; // previous answer → this poll sent
+  private final AtomicInteger freshGaps = new AtomicInteger();
 
   private WaitingRoom room;
   private HttpClient client;
@@ -138,6 +156,9 @@ public final class SoakBenchmark {
     volatile boolean done;
     volatile boolean quit;
     volatile long sentAt; // nanos, when its last poll was sent
+    volatile long answeredAt; // nanos, when its last poll was answered
+    volatile int lastKind; // its last poll's answer: 0 held to its timeout, 1 at once, 2 a 429
+    volatile long originAt; // nanos, when its claim reached the origin
 
     Browser(int id, SplittableRandom r) {
       this.id = id;
@@ -190,14 +211,28 @@ public final class SoakBenchmark {
         return;
       }
       remember(cookies);
+      long now = System.nanoTime();
+      long elapsedMs = (now - sentAt) / 1_000_000;
       if (body.contains("\"ready\":true")) {
         if (toldAt == 0) {
-          toldAt = System.nanoTime();
+          toldAt = now;
           liveWaiting.decrementAndGet();
+          if (elapsedMs >= WOKEN_MILLIS) {
+            toldWoken.incrementAndGet();
+          } else {
+            toldFresh.incrementAndGet();
+            freshAfter[lastKind].incrementAndGet();
+            int i = freshGaps.getAndIncrement();
+            if (answeredAt != 0 && i < freshGap.length) {
+              freshGap[i] = sentAt - answeredAt;
+            }
+          }
         }
         get("/", this::page); // the reload is the claim
         return;
       }
+      answeredAt = now;
+      lastKind = status == 429 ? 2 : elapsedMs >= 900 ? 0 : 1;
       long delay;
       String retry = result.getResponse().getHeaders().get(HttpHeader.RETRY_AFTER);
       if (status == 429 && retry != null) {
@@ -257,6 +292,7 @@ public final class SoakBenchmark {
     void get(String path, Handler h) {
       Request r = client.newRequest(base + path).timeout(10, TimeUnit.SECONDS);
       cookie(r);
+      r.headers(hs -> hs.put(BROWSER_HEADER, Integer.toString(id)));
       r.send(
           new BufferingResponseListener(16 * 1024) {
             @Override
@@ -289,7 +325,17 @@ public final class SoakBenchmark {
 
   void later(long millis, Runnable r) {
     if (running) {
-      timers.schedule(r, millis, TimeUnit.MILLISECONDS);
+      long due = System.nanoTime() + millis * 1_000_000;
+      timers.schedule(
+          () -> {
+            int i = timersRun.getAndIncrement();
+            if (i < timerLate.length) {
+              timerLate[i] = System.nanoTime() - due;
+            }
+            r.run();
+          },
+          millis,
+          TimeUnit.MILLISECONDS);
     }
   }
 
@@ -304,6 +350,17 @@ public final class SoakBenchmark {
       maxInFlight.accumulateAndGet(n, Math::max);
       if (n > capacity) {
         overCapacity.incrementAndGet();
+      }
+      String who = req.getHeader(BROWSER_HEADER);
+      if (who != null) {
+        Browser b = all.get(Integer.parseInt(who));
+        if (b.toldAt != 0 && b.originAt == 0) {
+          b.originAt = at;
+          int i = claims.getAndIncrement();
+          if (i < claimLag.length) {
+            claimLag[i] = at - b.toldAt;
+          }
+        }
       }
       Long f = freed.poll();
       if (f != null) {
@@ -380,10 +437,11 @@ public final class SoakBenchmark {
     start = System.nanoTime();
     SplittableRandom r = new SplittableRandom(16);
     for (int i = 0; i < browsers; i++) {
-      Browser br = new Browser(i, r);
-      all.add(br);
+      all.add(new Browser(i, r)); // all of them first: the origin looks them up by id
+    }
+    for (int i = 0; i < browsers; i++) {
       long at = (long) ((double) i / browsers * arriveSeconds * 1000);
-      timers.schedule(br::arrive, at, TimeUnit.MILLISECONDS);
+      timers.schedule(all.get(i)::arrive, at, TimeUnit.MILLISECONDS);
     }
 
     long samples = 0;
@@ -461,6 +519,24 @@ public final class SoakBenchmark {
         maxInFlight.get(),
         errors.get(),
         heap / 1e6);
+    long[] claim = sorted(claimLag, claims.get());
+    long[] late = sorted(timerLate, timersRun.get());
+    long[] gap = sorted(freshGap, freshGaps.get());
+    System.out.printf(
+        "  told ready: %d by a wake of a held poll, %d by a poll that found its offer waiting"
+            + " (after a held poll's timeout %d, an at-once answer %d, a 429 %d; previous answer"
+            + " → that poll sent: median %.0f ms, p99 %.0f ms)%n",
+        toldWoken.get(),
+        toldFresh.get(),
+        freshAfter[0].get(),
+        freshAfter[1].get(),
+        freshAfter[2].get(),
+        quantile(gap, 0.5),
+        quantile(gap, 0.99));
+    System.out.printf(
+        "  told ready -> claim at the origin: median %.1f ms, p99 %.1f ms; load generator timers"
+            + " late by median %.1f ms, p99 %.1f ms%n",
+        quantile(claim, 0.5), quantile(claim, 0.99), quantile(late, 0.5), quantile(late, 0.99));
     System.out.printf("@@soak utilisation %.3f%n", util);
     System.out.printf("@@soak offers %.1f%n", offers);
     System.out.printf("@@soak handover_p50_ms %.1f%n", p50);
@@ -482,6 +558,19 @@ public final class SoakBenchmark {
         maxMs,
         sessions ? "SESSIONS" : "ADMISSION");
     System.exit(0);
+  }
+
+  private static long[] sorted(long[] a, int n) {
+    long[] s = Arrays.copyOf(a, Math.min(n, a.length));
+    Arrays.sort(s);
+    return s;
+  }
+
+  /** The {@code q} quantile of sorted nanos, in ms. */
+  private static double quantile(long[] sorted, double q) {
+    return sorted.length == 0
+        ? Double.NaN
+        : sorted[Math.min(sorted.length - 1, (int) (sorted.length * q))] / 1e6;
   }
 
   /** The soak's section of RESULTS.md, from its {@code @@soak} lines. */
