@@ -455,6 +455,7 @@ public final class InMemoryLine implements Line {
       tokens.takeAll(read.tokens());
       identities.restore(salt, tokens);
       index.takeAll(read.index());
+      archive.takeOver(read);
       counter.passAll(read.maxKey());
       window.restored();
       index.forEach(Integer.MAX_VALUE, t -> held(window.journal, t, 0));

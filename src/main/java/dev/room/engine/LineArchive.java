@@ -4,6 +4,8 @@ import dev.room.spi.LineEntry;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -16,6 +18,14 @@ final class LineArchive {
   private final LineIndex index;
   private final ServingWindow window;
 
+  /**
+   * For each client restored as ready, the entry it was read from, which its export writes back.
+   * Kept here rather than in every ticket (a field more would round each ticket up from 128 to 136
+   * bytes for the few restored as ready); weak, so an entry goes with its ticket's ending. Guarded
+   * by the line's lock.
+   */
+  private Map<Ticket, LineEntry> restoredReady = new WeakHashMap<>();
+
   /** {@code lock} is the owning line's lock, taken here a chunk at a time. */
   LineArchive(Object lock, LineIndex index, ServingWindow window) {
     this.lock = lock;
@@ -27,7 +37,7 @@ final class LineArchive {
     List<LineEntry> chunk = new ArrayList<>(LineReader.SNAPSHOT_CHUNK);
     synchronized (lock) {
       for (Ticket r = window.firstReady(); r != null; r = r.right) {
-        chunk.add(entry(r, true));
+        chunk.add(entry(r, true, restoredReady.get(r)));
       }
     }
     chunk.forEach(sink);
@@ -44,7 +54,7 @@ final class LineArchive {
             start,
             LineReader.SNAPSHOT_CHUNK,
             t -> {
-              chunk.add(entry(t, false));
+              chunk.add(entry(t, false, restoredReady.get(t)));
               last[0] = t;
             });
         after = Ticket.keyOf(last[0]);
@@ -58,8 +68,7 @@ final class LineArchive {
    * it got a slot since; a client that joined its group (a pass, a promotion) is written as ready
    * too, right behind it, as the format has no way to tie with a ready client.
    */
-  private static LineEntry entry(Ticket t, boolean ready) {
-    LineEntry was = t.restoredReady;
+  private static LineEntry entry(Ticket t, boolean ready, LineEntry was) {
     boolean called = t.band == Ticket.CALLED;
     return new LineEntry(
         t.hi,
@@ -80,8 +89,17 @@ final class LineArchive {
         t.identity);
   }
 
-  /** A restore read, not yet taken over: every key restored is at most {@code maxKey}. */
-  record Restored(TokenTable tokens, LineIndex index, long maxKey) {}
+  /**
+   * A restore read, not yet taken over: every key restored is at most {@code maxKey}; {@code
+   * readyEntries} maps each ticket restored as ready to its entry.
+   */
+  record Restored(
+      TokenTable tokens, LineIndex index, long maxKey, Map<Ticket, LineEntry> readyEntries) {}
+
+  /** Takes over a restore's entries of clients restored as ready (under the line's lock). */
+  void takeOver(Restored read) {
+    restoredReady = read.readyEntries();
+  }
 
   /** Reads {@code entries}, in line order, as waiting tickets whose clients are away. */
   static Restored read(Iterator<LineEntry> entries, long now) {
@@ -90,6 +108,7 @@ final class LineArchive {
     Ticket previous = null;
     long maxKey = 0;
     long called = 0;
+    Map<Ticket, LineEntry> ready = new WeakHashMap<>();
     while (entries.hasNext()) {
       LineEntry e = entries.next();
       Ticket t = new Ticket(e.hi(), e.lo(), e.number());
@@ -97,7 +116,7 @@ final class LineArchive {
         t.band = Ticket.CALLED;
         t.place = ++called;
         t.order = t.place;
-        t.restoredReady = e;
+        ready.put(t, e);
       } else {
         t.band = e.band();
         t.place = e.place();
@@ -130,6 +149,6 @@ final class LineArchive {
       newIndex.insert(t);
       previous = t;
     }
-    return new Restored(newTokens, newIndex, maxKey);
+    return new Restored(newTokens, newIndex, maxKey, ready);
   }
 }
