@@ -75,9 +75,9 @@ final class LineIndex {
 
   /** Marks {@code t}, which must be in the index, away or present; allocates nothing. */
   void setAway(Ticket t, boolean away) {
-    if (t.away != away) {
+    if (t.away() != away) {
       int i = slots.index(t);
-      t.away = away;
+      t.away(away);
       slots.counts.setPresent(i, !away);
     }
   }
