@@ -25,7 +25,7 @@ final class Ticket {
 
   /**
    * {@link #cookiesSentAt} of a restored ticket: its cookies go with its next poll whatever the
-   * time. A sentinel rather than a flag: one byte more would round the ticket up from 128 bytes.
+   * time. A sentinel rather than a flag: the poll reads the time anyway, so it tests one field.
    */
   static final long COOKIES_DUE = Long.MIN_VALUE;
 
