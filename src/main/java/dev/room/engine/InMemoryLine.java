@@ -91,7 +91,7 @@ public final class InMemoryLine implements Line {
     this.desk = new TicketDesk(tokens, index, counter, window, retirement, promoter, identities);
     tokens.releaseTo(identities);
     this.reader = new LineReader(lock, index, tokens, window);
-    this.archive = new LineArchive(lock, index, window);
+    this.archive = new LineArchive(lock, index, window, identities);
   }
 
   @Override
@@ -453,8 +453,9 @@ public final class InMemoryLine implements Line {
       }
       used = true;
       tokens.takeAll(read.tokens());
-      identities.restore(salt, tokens);
+      identities.restore(salt, read.identities());
       index.takeAll(read.index());
+      archive.takeOver(read);
       counter.passAll(read.maxKey());
       window.restored();
       index.forEach(Integer.MAX_VALUE, t -> held(window.journal, t, 0));
@@ -498,14 +499,15 @@ public final class InMemoryLine implements Line {
       int[] bound = {0};
       tokens.forEach(
           t -> {
-            if (t.identity != null) {
-              if (identities.holder(t.identity) != t) {
+            String identity = identities.of(t);
+            if (identity != null) {
+              if (identities.holder(identity) != t) {
                 throw new IllegalStateException("a ticket's identity is not bound to it");
               }
               bound[0]++;
             }
           });
-      if (bound[0] != identities.size()) {
+      if (bound[0] != identities.size() || bound[0] != identities.boundTickets()) {
         throw new IllegalStateException("an identity is bound to a ticket that ended");
       }
     }

@@ -13,24 +13,24 @@ import java.util.function.Consumer;
  * without walking past the away ones. Ordering keys are unique (band, place, order), as the line
  * assigns them.
  *
- * <p>Why this layout: a position is the number of head bits up to the ticket's slot, a popcount in
- * one word plus a Fenwick prefix sum over per-word counts. It reads the ticket's slot number (in
- * the ticket, which the token lookup has just read) and then only the head bits and their tree,
- * about 3 MB at 10 million waiting, which stay in the CPU's last-level cache; no other ticket is
- * read and no key compared. The B+tree this replaces walked from the ticket to its leaf (a leaf
- * object, its reference array and a scan of it) and up through the parents' count arrays, several
- * cache and TLB misses per lookup at 10 million; measured in one JVM (see {@code SideBySide} in the
- * benchmarks) that walk cost several times the token lookup itself. Places are neither dense nor
- * monotone in line order (bands and ranks come first, ties share a place, a lapsed offer comes back
- * at its old place, a restore brings any keys), so slots are not places: they are assigned in line
- * order with gaps, and a ticket that sorts between two neighbours without a gap between them makes
- * its window spread out (see {@link LineSlots}).
+ * <p>Why this layout: a position is the number of head bits up to the ticket's slot, a popcount
+ * over the slot's block of eight words plus a Fenwick prefix sum over per-block counts. It reads
+ * the ticket's slot number (in the ticket, which the token lookup has just read) and then only the
+ * head bits (one or two cache lines) and their tree, 128 KB at 10 million waiting, which stays in
+ * the core's cache; no other ticket is read and no key compared. The B+tree this replaces walked
+ * from the ticket to its leaf (a leaf object, its reference array and a scan of it) and up through
+ * the parents' count arrays, several cache and TLB misses per lookup at 10 million; measured in one
+ * JVM (see {@code SideBySide} in the benchmarks) that walk cost several times the token lookup
+ * itself. Places are neither dense nor monotone in line order (bands and ranks come first, ties
+ * share a place, a lapsed offer comes back at its old place, a restore brings any keys), so slots
+ * are not places: they are assigned in line order with gaps, and a ticket that sorts between two
+ * neighbours without a gap between them makes its window spread out (see {@link LineSlots}).
  *
  * <p>Costs: position, first present ticket and the head of the p-th group are O(log n) over
  * primitive arrays; an arrival at the back is O(log n); an insert elsewhere and a removal O(log n)
  * plus, amortised, O(log² n) slot moves; iteration of k tickets O(k). Memory: 4 bytes per slot (the
  * array holds between 4/3 and 8 slots per ticket's 1 at the extremes, about 1.6 once grown at the
- * back) plus 3 bits and about 0.2 bytes of trees per slot.
+ * back) plus 3 bits and about 0.03 bytes of trees per slot.
  *
  * <p>Not thread-safe: the owning line's lock guards it. Nothing here allocates on a position,
  * selection, presence change or removal, except when the array moves (it slides, grows, shrinks).
@@ -75,9 +75,9 @@ final class LineIndex {
 
   /** Marks {@code t}, which must be in the index, away or present; allocates nothing. */
   void setAway(Ticket t, boolean away) {
-    if (t.away != away) {
+    if (t.away() != away) {
       int i = slots.index(t);
-      t.away = away;
+      t.away(away);
       slots.counts.setPresent(i, !away);
     }
   }

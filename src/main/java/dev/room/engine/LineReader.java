@@ -107,9 +107,9 @@ final class LineReader {
         position,
         t.clientKey == null ? "" : t.clientKey,
         Instant.ofEpochMilli(t.issuedAt),
-        t.polled ? Instant.ofEpochMilli(t.lastPoll) : null,
-        t.seen,
-        t.hasPass,
+        t.polled() ? Instant.ofEpochMilli(t.lastPoll) : null,
+        t.seen(),
+        t.hasPass(),
         t.rank);
   }
 
@@ -132,9 +132,9 @@ final class LineReader {
           position,
           t.issuedAt,
           t.lastPoll,
-          t.polled,
-          t.seen,
-          t.hasPass,
+          t.polled(),
+          t.seen(),
+          t.hasPass(),
           t.rank,
           t.clientKey);
     }

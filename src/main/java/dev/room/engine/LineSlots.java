@@ -99,7 +99,7 @@ final class LineSlots {
   void put(Ticket t, int i, boolean head) {
     at[i] = t;
     t.slot = offset + i;
-    counts.put(i, head, !t.away);
+    counts.put(i, head, !t.away());
     size++;
   }
 
@@ -208,7 +208,7 @@ final class LineSlots {
       t.slot = offset + i;
       u |= 1L << i;
       h |= scratchHead[k] ? 1L << i : 0;
-      p |= t.away ? 0 : 1L << i;
+      p |= t.away() ? 0 : 1L << i;
     }
     counts.rewrite(word, u, h, p);
     return holeAt;
@@ -264,7 +264,7 @@ final class LineSlots {
       t.slot = j;
       fresh.used[j >>> 6] |= 1L << j;
       fresh.heads[j >>> 6] |= oldCounts.isHead(i) ? 1L << j : 0;
-      fresh.present[j >>> 6] |= t.away ? 0 : 1L << j;
+      fresh.present[j >>> 6] |= t.away() ? 0 : 1L << j;
     }
     offset = 0;
     counts = fresh.moved(fresh.words, 0);
@@ -295,7 +295,7 @@ final class LineSlots {
         if (t.slot != offset + i) {
           return "a ticket's slot";
         }
-        if (counts.isPresent(i) == t.away) {
+        if (counts.isPresent(i) == t.away()) {
           return "present flag";
         }
       }

@@ -75,10 +75,10 @@ final class Promoter {
   private void joinTie(Ticket t, Ticket head) {
     t.band = head.band;
     t.place = head.place;
-    t.promoted = true;
+    t.promoted(true);
     t.order = counter.next();
     Ticket last = index.before(head.band, head.place, Long.MAX_VALUE);
-    if (last != null && last.sameGroup(t) && !last.promoted) {
+    if (last != null && last.sameGroup(t) && !last.promoted()) {
       index.remove(last);
       index.insert(t);
       last.order = counter.next();
@@ -146,7 +146,7 @@ final class Promoter {
     t.band = band;
     t.place = counter.next();
     t.order = t.place;
-    t.promoted = false;
+    t.promoted(false);
     index.insert(t);
     window.moved(t, LineJournal.WHY_RANK);
     long oldPlace = Long.MIN_VALUE;
@@ -172,7 +172,7 @@ final class Promoter {
     index.forEach(
         Integer.MAX_VALUE,
         t -> {
-          if (t.band == 0 && !t.promoted) {
+          if (t.band == 0 && !t.promoted()) {
             group.add(t); // in line order: ascending place, here equal to arrival order
           }
         });

@@ -25,7 +25,7 @@ final class Retirement {
   }
 
   static boolean expired(Ticket t, long now, Policy p) {
-    return p.expired(now, t.lastActivity, t.issuedAt, t.seen);
+    return p.expired(now, t.lastActivity, t.issuedAt, t.seen());
   }
 
   /** Ends a ticket that will never be admitted; a freed slot is handed on. */

@@ -257,7 +257,7 @@ final class ServingWindow {
     if (presenceWindow > 0) {
       for (Ticket r = readyHead; r != null; ) {
         Ticket next = r.right;
-        if (!r.told && now - r.lastActivity >= presenceWindow) {
+        if (!r.told() && now - r.lastActivity >= presenceWindow) {
           journal.record(LineJournal.ABSENT, r.number, 0, r.lastActivity, presenceWindow, 0);
           lapse(r, true);
           lapsed++;
@@ -287,11 +287,11 @@ final class ServingWindow {
     if (allowance != Line.UNLIMITED) {
       allowance--;
     }
-    journal.record(LineJournal.OFFER, t.number, 0, 0, 0, t.away ? LineJournal.AWAY : 0);
+    journal.record(LineJournal.OFFER, t.number, 0, 0, 0, t.away() ? LineJournal.AWAY : 0);
     dequeue(t);
     t.state = Ticket.READY;
     t.readyAt = now;
-    t.told = false;
+    t.told(false);
     t.left = readyTail;
     t.right = null;
     if (readyTail == null) {
@@ -305,7 +305,7 @@ final class ServingWindow {
 
   /** Whether ready {@code t}'s offer has lapsed. */
   static boolean lapsed(Ticket t, long now, Policy p) {
-    return t.state == Ticket.READY && p.offerLapsed(now, t.readyAt, t.away);
+    return t.state == Ticket.READY && p.offerLapsed(now, t.readyAt, t.away());
   }
 
   /**
@@ -314,12 +314,12 @@ final class ServingWindow {
    * calling. Returns whether its client had been told (a {@code TIMEOUT}).
    */
   boolean lapse(Ticket t, boolean away) {
-    boolean told = t.told;
+    boolean told = t.told();
     unlinkReady(t);
     t.state = Ticket.WAITING;
-    t.told = false;
-    t.away = away;
-    if (!t.promoted) {
+    t.told(false);
+    t.away(away);
+    if (!t.promoted()) {
       // The holder of the place comes back behind whoever was promoted into it meanwhile, as it
       // stands behind every client promoted into its tie.
       Ticket last = index.before(t.band, t.place, Long.MAX_VALUE);
@@ -358,7 +358,7 @@ final class ServingWindow {
     t.lastActivity = now; // heard from: never passed over as absent on its own call
     journal.record(LineJournal.PRESENT, t.number, 0, now, 0, 0);
     if (t.state == Ticket.READY) {
-      t.away = false;
+      t.away(false);
     } else {
       index.setAway(t, false);
       rebalance(now);
@@ -376,7 +376,7 @@ final class ServingWindow {
 
   /** {@code t}'s key flags for the journal. */
   static long keyFlags(Ticket t) {
-    return (t.promoted ? LineJournal.TIED : 0) | (t.away ? LineJournal.AWAY : 0);
+    return (t.promoted() ? LineJournal.TIED : 0) | (t.away() ? LineJournal.AWAY : 0);
   }
 
   /** Journals {@code t}'s new key. */
@@ -418,14 +418,14 @@ final class ServingWindow {
     require(index.size() == waitingCount, "index " + index.size() + " != waiting " + waitingCount);
     require(tokens.size() == waitingCount + readyCount, "token store size mismatch");
     for (Ticket r = readyHead; r != null; r = r.right) {
-      require(!(r.away && r.told), "a ready ticket is away although its client was told");
+      require(!(r.away() && r.told()), "a ready ticket is away although its client was told");
     }
     long[] present = {0};
     index.forEach(
         Integer.MAX_VALUE,
         t -> {
           require(t.state == Ticket.WAITING && tokens.get(t.hi, t.lo) == t, "bad waiter");
-          present[0] += t.away ? 0 : 1;
+          present[0] += t.away() ? 0 : 1;
         });
     require(
         present[0] == index.present(), "present count " + index.present() + " != " + present[0]);

@@ -2,15 +2,26 @@ package dev.room.engine;
 
 /**
  * Three bit sets over the line's slots (a ticket is in the slot, the ticket heads its group, the
- * ticket is present) with, for each, a Fenwick tree of the number of set bits per 64-slot word.
+ * ticket is present) with, for each, a Fenwick tree of the number of set bits per block of eight
+ * 64-slot words.
  *
- * <p>Everything is in primitive arrays: at 16 million slots the head bits are 2 MB and their tree 1
- * MB, small enough to stay in the CPU's last-level cache while the line's tickets do not. A rank
- * (set bits before a slot) is a popcount in one word plus a Fenwick prefix sum (about 18 reads, the
- * upper ones shared by every query and so always cached); a select (the k-th set bit) descends the
- * same tree. Not thread-safe: the owning line's lock guards it.
+ * <p>Everything is in primitive arrays: at 16 million slots the head bits are 2 MB and their tree
+ * 128 KB, which stays in the core's own cache while the line's tickets do not. A rank (set bits
+ * before a slot) is a popcount over at most eight words (the one or two cache lines the slot's word
+ * is in) plus a Fenwick prefix sum over blocks (about 15 reads, all cached); a select (the k-th set
+ * bit) descends the same tree, then counts through one block's words. A tree per word would be
+ * eight times the size: at 10 million waiting its lowest levels missed the core's cache on every
+ * position. Not thread-safe: the owning line's lock guards it.
  */
 final class SlotCounts {
+  /**
+   * Words per block of the trees: eight words are one or two cache lines of bits, summed by
+   * popcount on the way, while the trees, an eighth of the size, stay in the CPU's own cache.
+   */
+  private static final int BLOCK_SHIFT = 3;
+
+  private static final int BLOCK = 1 << BLOCK_SHIFT;
+
   final int words;
   final long[] used;
   final long[] heads;
@@ -24,9 +35,10 @@ final class SlotCounts {
     used = new long[words];
     heads = new long[words];
     present = new long[words];
-    usedTree = new int[words + 1];
-    headTree = new int[words + 1];
-    presentTree = new int[words + 1];
+    int blocks = (words + BLOCK - 1) >>> BLOCK_SHIFT;
+    usedTree = new int[blocks + 1];
+    headTree = new int[blocks + 1];
+    presentTree = new int[blocks + 1];
   }
 
   /** A copy over {@code words} words, its word {@code w} this one's word {@code w + shift}. */
@@ -111,13 +123,13 @@ final class SlotCounts {
   /** The number of group heads in slots before {@code slot}, plus one if {@code slot} heads. */
   long headsThrough(int slot) {
     int w = slot >>> 6;
-    return prefix(headTree, w) + Long.bitCount(heads[w] & (-1L >>> (63 - (slot & 63))));
+    return prefix(heads, headTree, w) + Long.bitCount(heads[w] & (-1L >>> (63 - (slot & 63))));
   }
 
   /** The number of used slots before {@code slot}. */
   int usedBefore(int slot) {
     int w = slot >>> 6;
-    return prefix(usedTree, w) + Long.bitCount(used[w] & ((1L << slot) - 1));
+    return prefix(used, usedTree, w) + Long.bitCount(used[w] & ((1L << slot) - 1));
   }
 
   /** The slot of the {@code k}-th (1-based) used slot, or -1 past the end. */
@@ -145,7 +157,7 @@ final class SlotCounts {
     int end = Math.min(words, w + 4);
     while (bits == 0) { // a few words by hand, then the tree: gaps left by removals can be long
       if (++w == end) {
-        return w == words ? -1 : selectUsed(prefix(usedTree, w) + 1);
+        return w == words ? -1 : selectUsed(prefix(used, usedTree, w) + 1);
       }
       bits = used[w];
     }
@@ -162,7 +174,7 @@ final class SlotCounts {
     int end = Math.max(-1, w - 4);
     while (bits == 0) {
       if (--w == end) {
-        int before = w < 0 ? 0 : prefix(usedTree, w + 1);
+        int before = w < 0 ? 0 : prefix(used, usedTree, w + 1);
         return before == 0 ? -1 : selectUsed(before);
       }
       bits = used[w];
@@ -171,16 +183,16 @@ final class SlotCounts {
   }
 
   int headCount() {
-    return prefix(headTree, words);
+    return prefix(heads, headTree, words);
   }
 
   int presentCount() {
-    return prefix(presentTree, words);
+    return prefix(present, presentTree, words);
   }
 
   /** The used count of words [0, w). */
   int usedInWords(int w) {
-    return prefix(usedTree, w);
+    return prefix(used, usedTree, w);
   }
 
   /** Checks every tree against its bits; returns what does not hold, or null. */
@@ -193,7 +205,7 @@ final class SlotCounts {
     int[][] trees = {usedTree, headTree, presentTree};
     long[][] sets = {used, heads, present};
     for (int k = 0; k < 3; k++) {
-      int[] fresh = new int[words + 1];
+      int[] fresh = new int[trees[k].length];
       build(sets[k], fresh);
       if (!java.util.Arrays.equals(fresh, trees[k])) {
         return "Fenwick tree " + k + " out of step with its bits";
@@ -202,21 +214,25 @@ final class SlotCounts {
     return null;
   }
 
-  // ---- Fenwick trees over words: tree[i] holds the counts of words (i - lowbit(i), i]
+  // ---- Fenwick trees over blocks of BLOCK words: tree[i] holds the counts of blocks
+  // (i - lowbit(i), i]; a count within a block is a popcount of its words
 
   private static void add(int[] tree, int w, int d) {
     if (d != 0) {
-      for (int i = w + 1; i < tree.length; i += i & -i) {
+      for (int i = (w >>> BLOCK_SHIFT) + 1; i < tree.length; i += i & -i) {
         tree[i] += d;
       }
     }
   }
 
   /** The set bits of words [0, w). */
-  private static int prefix(int[] tree, int w) {
+  private static int prefix(long[] bits, int[] tree, int w) {
     int s = 0;
-    for (int i = w; i > 0; i &= i - 1) {
+    for (int i = w >>> BLOCK_SHIFT; i > 0; i &= i - 1) {
       s += tree[i];
+    }
+    for (int j = w & -BLOCK; j < w; j++) {
+      s += Long.bitCount(bits[j]);
     }
     return s;
   }
@@ -225,29 +241,37 @@ final class SlotCounts {
     if (k < 1) {
       return -1;
     }
+    int blocks = tree.length - 1;
     int pos = 0;
     int rem = k;
-    for (int step = Integer.highestOneBit(words); step > 0; step >>>= 1) {
+    for (int step = Integer.highestOneBit(blocks); step > 0; step >>>= 1) {
       int next = pos + step;
-      if (next <= words && tree[next] < rem) {
+      if (next <= blocks && tree[next] < rem) {
         pos = next;
         rem -= tree[next];
       }
     }
-    if (pos >= words) {
-      return -1;
+    int end = Math.min(words, (pos + 1) << BLOCK_SHIFT);
+    for (int w = pos << BLOCK_SHIFT; w < end; w++) {
+      long b = bits[w];
+      int c = Long.bitCount(b);
+      if (c >= rem) {
+        for (int j = 1; j < rem; j++) {
+          b &= b - 1;
+        }
+        return (w << 6) + Long.numberOfTrailingZeros(b);
+      }
+      rem -= c;
     }
-    long b = bits[pos];
-    for (int j = 1; j < rem; j++) {
-      b &= b - 1;
-    }
-    return b == 0 ? -1 : (pos << 6) + Long.numberOfTrailingZeros(b);
+    return -1;
   }
 
   /** Fills {@code tree} from {@code bits} in linear time. */
   private static void build(long[] bits, int[] tree) {
+    for (int w = 0; w < bits.length; w++) {
+      tree[(w >>> BLOCK_SHIFT) + 1] += Long.bitCount(bits[w]);
+    }
     for (int i = 1; i < tree.length; i++) {
-      tree[i] += Long.bitCount(bits[i - 1]);
       int up = i + (i & -i);
       if (up < tree.length) {
         tree[up] += tree[i];

@@ -75,7 +75,7 @@ final class TicketDesk {
     t.lastActivity = now;
     t.cookiesSentAt = now;
     t.clientKey = clientKey;
-    t.hasPass = toFront;
+    t.hasPass(toFront);
     boolean front = promoter.place(t, toFront);
     window.journal.record(
         LineJournal.ARRIVE, t.number, t.band, t.place, t.order, ServingWindow.keyFlags(t));
@@ -100,7 +100,7 @@ final class TicketDesk {
     long oldLo = held.lo;
     tokens.rekey(held, hi, lo);
     identities.moved(oldHi, oldLo, now);
-    held.reloaded = false; // the new device's first load is never a too-early reload
+    held.reloaded(false); // the new device's first load is never a too-early reload
     return claim(hi, lo, now, p) | Outcome.REJOINED;
   }
 
@@ -114,25 +114,25 @@ final class TicketDesk {
       return retirement.retireExpired(t, now);
     }
     long flags = window.lapseIfDue(t, now, p);
-    if (t.polled && now - t.lastPoll < p.pollInterval()) {
+    if (t.polled() && now - t.lastPoll < p.pollInterval()) {
       flags |= Outcome.RATE_LIMITED;
     } else {
       t.lastPoll = now;
-      t.polled = true;
-      t.reloaded = false;
+      t.polled(true);
+      t.reloaded(false);
     }
     t.lastActivity = now;
-    t.seen = true;
+    t.seen(true);
     if (t.cookiesSentAt == Ticket.COOKIES_DUE || now - t.cookiesSentAt >= p.cookieRefresh()) {
       t.cookiesSentAt = now;
       flags |= Outcome.REFRESH_COOKIES;
     }
-    if (t.away) {
+    if (t.away()) {
       window.present(t, now);
     }
     if (t.state == Ticket.READY) {
-      if (!t.told) {
-        t.told = true;
+      if (!t.told()) {
+        t.told(true);
         t.readyAt = now; // the claim deadline runs from when the client learns of it
         flags |= Outcome.FIRST_READY;
       }
@@ -151,7 +151,7 @@ final class TicketDesk {
       return retirement.retireExpired(t, now);
     }
     long flags = window.lapseIfDue(t, now, p);
-    if (t.away) {
+    if (t.away()) {
       window.present(t, now);
     }
     if (t.state == Ticket.READY) {
@@ -159,15 +159,15 @@ final class TicketDesk {
       return Outcome.of(Outcome.ADMITTED, 0, flags);
     }
     t.lastActivity = now;
-    t.seen = true;
-    if (t.reloaded && now - t.lastPoll < p.pollInterval()) {
+    t.seen(true);
+    if (t.reloaded() && now - t.lastPoll < p.pollInterval()) {
       // a reload is a poll in disguise: one per poll interval, no cookies re-sent; the page's
       // own poll just before is the room's doing, so it does not count against the visitor
       return Outcome.of(Outcome.WAITING, index.position(t), flags | Outcome.RATE_LIMITED);
     }
     t.lastPoll = now;
-    t.polled = true;
-    t.reloaded = true;
+    t.polled(true);
+    t.reloaded(true);
     if (t.cookiesSentAt != Ticket.COOKIES_DUE) { // a restored ticket's next poll still sends them
       t.cookiesSentAt = now;
     }

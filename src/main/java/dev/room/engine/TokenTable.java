@@ -69,7 +69,7 @@ final class TokenTable {
     if (!unlink(t)) {
       return false;
     }
-    if (t.identity != null && identities != null) {
+    if (identities != null) {
       identities.release(t);
     }
     return true;

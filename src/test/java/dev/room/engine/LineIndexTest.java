@@ -71,7 +71,7 @@ class LineIndexTest {
           t.place = counter;
         }
         t.order = counter;
-        t.away = rnd.nextInt(10) == 0;
+        t.away(rnd.nextInt(10) == 0);
         index.insert(t);
         insertSorted(model, t);
       } else if (op < 75) {
@@ -83,7 +83,7 @@ class LineIndexTest {
         }
       } else if (op < 85 && !offered.isEmpty()) {
         Ticket t = offered.remove(rnd.nextInt(offered.size()));
-        t.away = true;
+        t.away(true);
         index.insert(t);
         insertSorted(model, t);
       } else if (op < 95) {
@@ -91,7 +91,7 @@ class LineIndexTest {
         index.remove(t);
       } else {
         Ticket t = model.get(rnd.nextInt(model.size()));
-        index.setAway(t, !t.away);
+        index.setAway(t, !t.away());
       }
       if (step % 5000 == 0) {
         check(index, model);
@@ -163,12 +163,12 @@ class LineIndexTest {
           t.place = counter;
         }
         t.order = counter;
-        t.away = rnd.nextInt(3) == 0;
+        t.away(rnd.nextInt(3) == 0);
         index.insert(t);
         model.add(t);
       } else if (op < 6) {
         Ticket t = model.get(rnd.nextInt(model.size()));
-        index.setAway(t, !t.away);
+        index.setAway(t, !t.away());
       } else if (op < 8) {
         Ticket first = index.firstPresent();
         if (first != null) { // offered: leaves the line, may come back later
@@ -178,16 +178,16 @@ class LineIndexTest {
         }
       } else if (!offered.isEmpty()) { // a lapse: back with its old key, away
         Ticket t = offered.remove(rnd.nextInt(offered.size()));
-        t.away = true;
+        t.away(true);
         index.insert(t);
         model.add(t);
       }
       model.sort(LineIndexTest::compare);
       if (step % 25 == 0) {
         check(index, model);
-        Ticket firstPresent = model.stream().filter(t -> !t.away).findFirst().orElse(null);
+        Ticket firstPresent = model.stream().filter(t -> !t.away()).findFirst().orElse(null);
         assertSame(firstPresent, index.firstPresent());
-        assertEquals(model.stream().filter(t -> !t.away).count(), index.present());
+        assertEquals(model.stream().filter(t -> !t.away()).count(), index.present());
       }
     }
     check(index, model);
@@ -259,7 +259,7 @@ class LineIndexTest {
       index.forEachFrom(Ticket.keyOf(model.get(from)), 7, fromKey::add);
       assertEquals(tail, fromKey);
       assertSame(model.get(0), index.first());
-      Ticket firstPresent = model.stream().filter(t -> !t.away).findFirst().orElse(null);
+      Ticket firstPresent = model.stream().filter(t -> !t.away()).findFirst().orElse(null);
       assertSame(firstPresent, index.firstPresent());
     }
     model.sort(Comparator.comparing(t -> t, LineIndexTest::compare));

@@ -18,6 +18,16 @@ public class PollCursor {
     next = threads.getThreadIndex() * 7_919;
   }
 
+  /** The next place in a polling order of {@code n} clients, wrapping at the end. */
+  int next(int n) {
+    int k = next;
+    if (k >= n) {
+      k = 0;
+    }
+    next = k + 1;
+    return k;
+  }
+
   /** The index of the next client to poll, wrapping at the end of {@code order}. */
   int take(int[] order) {
     int k = next;

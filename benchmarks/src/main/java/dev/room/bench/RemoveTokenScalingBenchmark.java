@@ -30,7 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * untimed, queues them again at the back with the same tokens, so the line keeps its length. The
  * clients removed are spread over the whole line, so the token table and the index are read cold,
  * as a removal by an operator would read them. Forks get a 3 GB heap for the 10 million run (the
- * line, the token arrays and, for side-by-side runs, the old treap line all fit).
+ * line, the token arrays and, for side-by-side runs, the old treap line all fit), on transparent
+ * huge pages as README advises for big lines.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar RemoveTokenScalingBenchmark -p queued=1000000
@@ -41,7 +42,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(
     value = 1,
-    jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
+    jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+UseTransparentHugePages"})
 @Warmup(iterations = 10)
 @Measurement(iterations = 20)
 public class RemoveTokenScalingBenchmark {
