@@ -9,6 +9,8 @@ import dev.room.ParkingServlet;
 import dev.room.RoomMode;
 import dev.room.WaitingRoom;
 import dev.room.WaitingRoomFilter;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -220,13 +222,41 @@ final class Site implements AutoCloseable {
       if (status) {
         polls.incrementAndGet();
       }
-      if (res.ticketSent.get()) {
+      if (status && req.isAsyncStarted()) {
+        // a held poll (HeadOfLine) is answered later, by a wake or its timeout's own poll, which
+        // may be the one that re-sends the cookie: count it when the response is complete
+        req.getAsyncContext().addListener(new CountRefresh(res));
+      } else if (res.ticketSent.get()) {
         if (status) {
           refreshes.incrementAndGet();
         } else if (accepts(req, "text/html")) {
           pages.incrementAndGet();
         }
       }
+    }
+
+    private final class CountRefresh implements AsyncListener {
+      private final TicketCookieSpy res;
+
+      CountRefresh(TicketCookieSpy res) {
+        this.res = res;
+      }
+
+      @Override
+      public void onComplete(AsyncEvent event) {
+        if (res.ticketSent.get()) {
+          refreshes.incrementAndGet();
+        }
+      }
+
+      @Override
+      public void onTimeout(AsyncEvent event) {}
+
+      @Override
+      public void onError(AsyncEvent event) {}
+
+      @Override
+      public void onStartAsync(AsyncEvent event) {}
     }
   }
 
