@@ -9,7 +9,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Keeps the origin busy (issue 16): the head of the line hears of a freed slot at once instead of
@@ -72,7 +72,7 @@ final class HeadOfLine {
    * instances) is made up for by re-keying on every wake and looking {@value #LOOKAHEAD} past the
    * first still waiting.
    */
-  private final AtomicLong departed = new AtomicLong();
+  private final LongAdder departed = new LongAdder(); // every fast-path admission counts
 
   /** A wake re-polls this many still-waiting held requests before it stops (see departed). */
   static final int LOOKAHEAD = 2;
@@ -134,7 +134,7 @@ final class HeadOfLine {
 
   /** A client was admitted on this instance: the line moved one place. */
   void departed() {
-    departed.incrementAndGet();
+    departed.increment();
   }
 
   // The front: the first present client's position. Clients who stopped polling keep their places
@@ -209,7 +209,11 @@ final class HeadOfLine {
       }
       AsyncContext ctx = req.startAsync(req, res);
       ctx.setTimeout(holdMillis);
-      h = new Held(room, req, res, ctx, q, position + departed.get());
+      if (q.refreshCookies()) {
+        // before a wake can see the request: from then on only the one holding it writes to it
+        Cookies.sendTicket(req, res, room, q.token());
+      }
+      h = new Held(room, req, res, ctx, q, position + departed.sum());
       int i = held.size();
       while (i > 0 && held.get(i - 1).key > h.key) {
         i--;
@@ -267,7 +271,11 @@ final class HeadOfLine {
         continue; // answered and gone from the list: the same index holds the next one
       }
       synchronized (this) {
-        h.key = position + departed.get();
+        h.key = position + departed.sum();
+        int at = held.indexOf(h); // an earlier one may have gone meanwhile (a timeout, an error)
+        if (at >= 0) {
+          i = at;
+        }
       }
       rekeyed = true;
       misses++;
@@ -338,9 +346,18 @@ final class HeadOfLine {
       if (answered) {
         return -1;
       }
-      Admission a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
-      if (a instanceof Queued q && q.waiting()) {
+      Admission a;
+      try {
+        a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
+      } catch (RuntimeException e) {
+        a = queued; // the line is out of reach: where it stood when held, as a timeout answers
+      }
+      if (a instanceof Queued q && q.waiting() && a != queued) {
         observe(q.position(), room.clock().millis());
+        if (q.refreshCookies()) {
+          // the line counts the cookies sent by this poll: the held response carries them
+          Cookies.sendTicket(req, res, room, q.token());
+        }
         return q.position();
       }
       answer(a);
@@ -372,8 +389,8 @@ final class HeadOfLine {
       // Polled again, so the client counts as heard from when its hold ended, not when it began:
       // a page whose next poll comes a little late after a full hold is not silent for the whole
       // presence window and passed over (the soak on a loaded machine). The poll also tells an
-      // offer a wake missed. Held or not, the page's next poll at once is never refused as too
-      // soon: a held one never is, and the band's is held.
+      // offer a wake missed. The page's next poll, at once, is too soon after this one: it is held
+      // again while there is room in the band, else answered 429 with a second's Retry-After.
       Admission a;
       try {
         a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
@@ -399,7 +416,8 @@ final class HeadOfLine {
     }
 
     @Override
-    public void onComplete(AsyncEvent event) {
+    public synchronized void onComplete(AsyncEvent event) {
+      answered = true; // completed by the container itself (a shutdown): never written again
       remove(this);
     }
 

@@ -49,8 +49,8 @@ final class StatusEndpoint {
       head.observe(q.position(), room.clock().millis());
     }
     if (a instanceof Queued q && head.hold(room, req, res, q)) {
-      if (q.refreshCookies()) {
-        Cookies.sendTicket(req, res, room, q.token());
+      if (room.outstandingOffers() > 0) {
+        head.slotFreed(); // one offered between this poll and its hold was not woken
       }
       return;
     }

@@ -231,4 +231,28 @@ class HeadOfLineHttpTest {
         first.get(jetty.url("/queue/status"), "application/json").body(),
         "the first in line was passed over");
   }
+
+  @Test
+  void aWakeThatFindsTheCookiesDueSendsThemOnTheHeldResponse() throws Exception {
+    // Regression (review of the held polls): a wake's re-poll of a client still waiting dropped
+    // the poll's cookie refresh, which the line had already counted as sent, so the held answer
+    // went out without the cookies and the next refresh was a third of a TTL away.
+    room.headOfLine().holdMillis(300); // real time
+    CompletableFuture<HttpResponse<String>> holder = occupy();
+    Browser b = queued();
+    clock.advanceMillis(1001);
+    b.get(jetty.url("/queue/status"), "application/json"); // takes any refresh due now
+    clock.advanceMillis(1001);
+    CompletableFuture<HttpResponse<String>> poll = heldPoll(b);
+    awaitHeld(1);
+    clock.advanceMillis(room.tokenTtl().toMillis() / 3 + 1000); // the cookies are due again
+    room.headOfLine().slotFreed(); // a wake: the client is still waiting, its cookies re-sent
+    HttpResponse<String> r = poll.get(10, TimeUnit.SECONDS);
+    assertTrue(r.body().contains("\"ready\":false"), r.body());
+    assertTrue(
+        r.headers().allValues("set-cookie").stream().anyMatch(c -> c.startsWith("room_ticket=")),
+        "the held answer re-sent the ticket cookie: " + r.headers().allValues("set-cookie"));
+    app.releaseOne();
+    holder.join();
+  }
 }
