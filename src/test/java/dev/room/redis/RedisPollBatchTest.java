@@ -107,17 +107,7 @@ class RedisPollBatchTest {
       }
       long[] out = new long[tokens.length];
       if (batch) {
-        String[] args = new String[5 + 2 * tokens.length];
-        args[0] = Long.toString(POLICY.ttl());
-        args[1] = Long.toString(POLICY.firstPollGrace());
-        args[2] = Long.toString(POLICY.pollInterval());
-        args[3] = Long.toString(POLICY.cookieRefresh());
-        args[4] = Long.toString(POLICY.readyTimeout());
-        for (int i = 0; i < tokens.length; i++) {
-          args[5 + 2 * i] = tokens[i];
-          args[6 + 2 * i] = Long.toString(later);
-        }
-        List<Object> r = eval(room, Op.POLLS, args);
+        List<Object> r = eval(room, Op.POLLS, batchArgs(POLICY, tokens, later));
         for (int i = 0; i < tokens.length; i++) {
           out[i] = Replies.outcome(r, 3 * i);
         }
