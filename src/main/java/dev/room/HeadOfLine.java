@@ -302,7 +302,8 @@ final class HeadOfLine {
   /** A status poll was answered: re-polls the held now and then, for offers made elsewhere. */
   void polled(WaitingRoom room) {
     long now = room.clock().millis();
-    if (count != 0 && room.outstandingOffers() > 0 && now - wokenAt >= WAKE_GAP_MILLIS) {
+    // the gap first: on Redis the offers outstanding are a round trip
+    if (count != 0 && now - wokenAt >= WAKE_GAP_MILLIS && room.outstandingOffers() > 0) {
       wokenAt = now;
       slotFreed();
     }

@@ -49,9 +49,7 @@ final class StatusEndpoint {
       head.observe(q.position(), room.clock().millis());
     }
     if (a instanceof Queued q && head.hold(room, req, res, q)) {
-      if (room.outstandingOffers() > 0) {
-        head.slotFreed(); // one offered between this poll and its hold was not woken
-      }
+      head.polled(room); // an offer made between this poll and its hold woke nobody
       return;
     }
     answer(room, req, res, a, false);
