@@ -7,17 +7,15 @@ import dev.room.CapacityController;
 import dev.room.FakeClock;
 import dev.room.RoomProbe;
 import dev.room.WaitingRoom;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.IntToLongFunction;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The health-driven capacity across a fleet (issue 15): three rooms (three app instances) on one
@@ -27,24 +25,12 @@ import org.junit.jupiter.api.Test;
  */
 class CapacityFleetTest {
   private static final long STEP = 50;
-  private static RedisServer redis;
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
 
   private final FakeClock clock = new FakeClock(1_700_000_000_000L);
   private final List<WaitingRoom> rooms = new ArrayList<>();
   private final List<Integer> capacities = new ArrayList<>();
   private long elapsed;
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @BeforeEach
   void start() {

@@ -8,16 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.room.AdmissionMode;
 import dev.room.FakeClock;
 import dev.room.WaitingRoom;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The settings every instance on one Redis room must hold alike, on a real Redis: an instance built
@@ -25,23 +23,11 @@ import org.junit.jupiter.api.Test;
  * fix; a setter on a running instance is the fleet's, adopted by every other within a second.
  */
 class FleetSettingsTest {
-  private static RedisServer redis;
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
   private final FakeClock clock = new FakeClock(1_764_000_000_000L);
   private final List<RedisLine> lines = new ArrayList<>();
   private final List<WaitingRoom> rooms = new ArrayList<>();
   private final String roomId = "settings-" + UUID.randomUUID();
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @AfterEach
   void close() {

@@ -12,7 +12,6 @@ import dev.room.spi.Line;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
-import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,11 +19,10 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The pre-sale across a fleet (issue 15): three rooms (three app instances) on one Redis room, one
@@ -35,22 +33,10 @@ class PresaleFleetTest {
   private static final Policy POLICY = new Policy(3_600_000, 0, 1000, 100_000, 60_000, 0);
 
   private final FakeClock clock = new FakeClock();
-  private static RedisServer redis;
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
   private String id;
   private final List<RedisLine> lines = new ArrayList<>();
   private final List<WaitingRoom> rooms = new ArrayList<>();
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @BeforeEach
   void start() {

@@ -10,7 +10,6 @@ import dev.room.spi.Line;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,8 +17,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,19 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class RateBucketDriftTest {
   private static final int STEPS = 300;
   private static final double[] RATES = {0.5, 1, 1.0 / 3, 2.5, 3, 7.25, 40};
-  private static RedisServer redis;
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
 
   @ParameterizedTest
   @ValueSource(longs = {5, 17, 2026})

@@ -3,27 +3,13 @@ package dev.room.redis;
 import dev.room.AdmissionLogSaleTest;
 import dev.room.FakeClock;
 import dev.room.spi.Line;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The recorded sale on a real Redis: an observed log (this instance's view), which verifies. */
 class RedisAdmissionLogSaleTest extends AdmissionLogSaleTest {
-  private static RedisServer redis;
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
 
   @Override
   protected Line newLine(int capacity, FakeClock clock) {

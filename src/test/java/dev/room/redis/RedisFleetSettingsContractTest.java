@@ -5,32 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.room.FakeClock;
 import dev.room.spi.FleetSettings;
 import dev.room.spi.FleetSettingsContractTest;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The fleet settings' contract in Redis: each handle is another instance's line on one room. */
 class RedisFleetSettingsContractTest extends FleetSettingsContractTest {
-  private static RedisServer redis;
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
   private final FakeClock clock = new FakeClock();
   private final RoomHandles<FleetSettings> handles = new RoomHandles<>();
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @AfterEach
   void closeLines() {
@@ -38,7 +24,7 @@ class RedisFleetSettingsContractTest extends FleetSettingsContractTest {
   }
 
   private FleetSettings open(String room, Duration leaseTtl) {
-    return handles.on(room, handles.line(redis, room, clock, leaseTtl).fleetSettings());
+    return handles.on(room, handles.line(redis.server(), room, clock, leaseTtl).fleetSettings());
   }
 
   @Override

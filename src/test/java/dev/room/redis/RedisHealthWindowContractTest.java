@@ -3,32 +3,18 @@ package dev.room.redis;
 import dev.room.FakeClock;
 import dev.room.spi.HealthWindow;
 import dev.room.spi.HealthWindowContractTest;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The health window's contract in Redis: each handle is another instance's line on the same room.
  */
 class RedisHealthWindowContractTest extends HealthWindowContractTest {
-  private static RedisServer redis;
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
   private final FakeClock clock = new FakeClock();
   private final RoomHandles<HealthWindow> handles = new RoomHandles<>();
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @AfterEach
   void closeLines() {
@@ -37,7 +23,7 @@ class RedisHealthWindowContractTest extends HealthWindowContractTest {
 
   private HealthWindow open(String room) {
     return handles.on(
-        room, handles.line(redis, room, clock, Duration.ofMinutes(10)).healthWindow());
+        room, handles.line(redis.server(), room, clock, Duration.ofMinutes(10)).healthWindow());
   }
 
   @Override

@@ -2,36 +2,22 @@ package dev.room.redis;
 
 import dev.room.spi.JoinLedger;
 import dev.room.spi.JoinLedgerContractTest;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The join ledger contract on a real Redis, each "instance" a line of its own connected to the same
  * room: the fleet shares limits, spent challenges and the secret.
  */
 class RedisJoinLedgerContractTest extends JoinLedgerContractTest {
-  private static RedisServer redis;
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
   private final List<RedisLine> lines = new ArrayList<>();
   private final Map<JoinLedger, String> rooms = new IdentityHashMap<>();
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @Override
   @AfterEach

@@ -3,29 +3,15 @@ package dev.room.redis;
 import dev.room.FakeClock;
 import dev.room.spi.Line;
 import dev.room.spi.SessionStoreContractTest;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The session-store contract on a real Redis: each instance its own line on one fresh room. */
 class RedisSessionStoreContractTest extends SessionStoreContractTest {
-  private static RedisServer redis;
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
 
   @Override
   protected List<Line> instances(int n, int capacity, FakeClock clock) {
