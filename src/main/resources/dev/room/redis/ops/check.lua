@@ -19,7 +19,8 @@ for i = 1, #heads, 2 do
   need(tonumber(heads[i + 1]) == groupScore(heads[i]), 'group ' .. heads[i] .. ' scored '
     .. heads[i + 1] .. ', not ' .. int(groupScore(heads[i])))
 end
-need(#heads == 0 or redis.call('HEXISTS', META, 'hs') == 1, 'heads scored but not marked so')
+need(#heads == 0 or redis.call('HEXISTS', META, 'hs') == 1,
+  'groups in a room not marked scored (meta hs)')
 local members = 0
 local sizes = redis.call('HVALS', GSIZE)
 for i = 1, #sizes do
