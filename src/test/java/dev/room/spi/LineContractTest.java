@@ -1428,6 +1428,92 @@ public abstract class LineContractTest {
     }
   }
 
+  @Test
+  void positionsStayExactForBandsAndPlacesBeyondTheScoredRange() {
+    // The Redis line scores tie groups for bands below 2^20 - 1 and places below 2^32 - 1 and
+    // tells the others apart by member (lib/record.lua's headScore): both sides of each edge,
+    // ties and client keys of every MessagePack string size (the record's fixed form) included.
+    long[][] groups = {
+      {1 << 30, 7},
+      {1 << 20, 9},
+      {(1 << 20) - 1, 11},
+      {(1 << 20) - 1, 4},
+      {(1 << 20) - 2, (1L << 32) + 5},
+      {(1 << 20) - 2, 3},
+      {3, (1L << 32) - 1},
+      {3, (1L << 32) - 2},
+      {3, 1L << 32},
+      {0, 1L << 40},
+      {0, (1L << 32) - 1},
+      {0, (1L << 32) - 2},
+      {0, 6},
+      {0, (1L << 32) - 2},
+      {0, 6}
+    };
+    String[] keys = {"", "k".repeat(40), "k".repeat(300)};
+    Client first = Client.fresh();
+    List<LineEntry> entries = new ArrayList<>(List.of(ready(first, 1)));
+    List<Client> clients = new ArrayList<>();
+    for (int i = 0; i < groups.length; i++) {
+      Client c = Client.fresh();
+      clients.add(c);
+      entries.add(
+          new LineEntry(
+              c.hi(),
+              c.lo(),
+              (int) groups[i][0],
+              groups[i][1],
+              (1L << 41) + i,
+              0,
+              now(),
+              now(),
+              Long.MIN_VALUE,
+              true,
+              false,
+              false,
+              keys[i % keys.length]));
+    }
+    // an export's order: the line's (band down, place up, order up)
+    entries
+        .subList(1, entries.size())
+        .sort(
+            (x, y) ->
+                x.band() != y.band()
+                    ? Integer.compare(y.band(), x.band())
+                    : x.place() != y.place()
+                        ? Long.compare(x.place(), y.place())
+                        : Long.compare(x.order(), y.order()));
+    Line l = line(1);
+    l.restore(entries.iterator(), noPasses(), now());
+    List<long[]> sorted = new ArrayList<>(List.of(groups));
+    sorted.sort((x, y) -> x[0] != y[0] ? Long.compare(y[0], x[0]) : Long.compare(x[1], y[1]));
+    for (int round = 0; round < 3; round++) {
+      clock.advanceMillis(policy.pollInterval());
+      for (int i = 0; i < groups.length; i++) {
+        long[] g = groups[i];
+        long expected =
+            1
+                + sorted.stream()
+                    .filter(x -> x[0] > g[0] || x[0] == g[0] && x[1] < g[1])
+                    .map(x -> x[0] + ":" + x[1])
+                    .distinct()
+                    .count();
+        long o = poll(l, clients.get(i));
+        assertEquals(Outcome.WAITING, Outcome.kind(o), "group " + g[0] + ":" + g[1]);
+        assertEquals(expected, Outcome.position(o), "group " + g[0] + ":" + g[1]);
+        assertEquals(expected, positionOf(l, clients.get(i)));
+      }
+      checkStorage(((LedgerLine) l).delegate());
+    }
+    // Every restored client was away until it polled: each, in line order, is offered the slot.
+    Client holder = first;
+    for (LineEntry e : entries.subList(1, entries.size())) {
+      assertTrue(l.remove(holder.hi(), holder.lo(), now()));
+      holder = new Client(e.hi(), e.lo());
+      assertEquals(Outcome.READY, Outcome.kind(poll(l, holder)), "present, so offered");
+    }
+  }
+
   private LineEntry ready(Client c, long order) {
     return new LineEntry(
         c.hi(), c.lo(), 0, order, order, 0, now(), now(), Long.MIN_VALUE, true, false, true, "");

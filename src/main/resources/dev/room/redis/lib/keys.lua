@@ -10,10 +10,12 @@
 --   meta    hash  cap, inflight, counter, rseq, gen, used, resumed, issued (the latest issuedAt)
 --                 allow and hold (lib/window.lua), the rate bucket's rate, burst, rlast, rcarry,
 --                 rbank (lib/bucket.lua)
---   tk      hash  token -> ticket record (a cmsgpack array, fields below)
+--   tk      hash  token -> ticket record (a MessagePack array, fields below; lib/record.lua's
+--                 encode keeps fields 1 to 17 at fixed offsets for ops/polls.lua)
 --   line    zset  waiting tickets, all score 0, member = group(24) order(16) token(32), so the
 --                 lexicographic order is the line order: band desc, place asc, order asc
---   heads   zset  one member per tie group (band + place), score 0: ZRANK + 1 is a position
+--   heads   zset  one member per tie group (band + place), scored by headScore (lib/record.lua)
+--                 in the members' order: ZRANK + 1 is a position. meta's hs: every group scored
 --   gsize   hash  group -> members waiting in it
 --   ready   zset  ready tickets, scored by the order they became ready
 --   rdyat   zset  ready tickets by readyAt (the claim deadline's start)

@@ -8,7 +8,7 @@ local function enqueue(t, token)
     redis.call('ZADD', HERE, 0, m)
   end
   if redis.call('HINCRBY', GSIZE, g, 1) == 1 then
-    redis.call('ZADD', HEADS, 0, g)
+    redis.call('ZADD', HEADS, int(headScore(t[BAND], t[PLACE])), g)
   end
 end
 

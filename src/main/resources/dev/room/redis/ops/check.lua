@@ -14,6 +14,13 @@ need(tickets == waiting + readyN, 'tickets ' .. tickets .. ' != waiting + ready'
 need(redis.call('ZCARD', RDYAT) == readyN, 'claim deadlines != ready')
 need(redis.call('ZCARD', ACT) == tickets, 'activity index != tickets')
 need(redis.call('ZCARD', HEADS) == redis.call('HLEN', GSIZE), 'groups != group sizes')
+local heads = redis.call('ZRANGE', HEADS, 0, 9999, 'WITHSCORES')
+for i = 1, #heads, 2 do
+  need(tonumber(heads[i + 1]) == groupScore(heads[i]), 'group ' .. heads[i] .. ' scored '
+    .. heads[i + 1] .. ', not ' .. int(groupScore(heads[i])))
+end
+need(#heads == 0 or redis.call('HEXISTS', META, 'hs') == 1,
+  'groups in a room not marked scored (meta hs)')
 local members = 0
 local sizes = redis.call('HVALS', GSIZE)
 for i = 1, #sizes do

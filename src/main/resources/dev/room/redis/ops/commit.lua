@@ -31,5 +31,6 @@ if maxKey > metaNum('counter') then
 end
 redis.call('HSET', META, 'used', 1)
 redis.call('HSET', META, 'hv', 1)
+redis.call('HSET', META, 'hs', 1) -- staged groups were scored (lib/record.lua)
 offerFirst(now)
 return reply(redis.call('HLEN', TK), 0, 0)

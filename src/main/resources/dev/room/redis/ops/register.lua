@@ -24,6 +24,21 @@ if redis.call('HEXISTS', META, 'hv') == 0 then
   end
   redis.call('HSET', META, 'hv', 1)
 end
+if redis.call('HEXISTS', META, 'hs') == 0 then
+  -- The first instance that scores heads (lib/record.lua's headScore): a room written before it
+  -- has every group at score 0, which a rank would misorder beside scored ones, so score them all
+  -- (once, in this script: about a second a million groups).
+  local gs = redis.call('ZRANGE', HEADS, 0, -1)
+  for i = 1, #gs, 1000 do
+    local args = {}
+    for j = i, math.min(i + 999, #gs) do
+      args[#args + 1] = int(groupScore(gs[j]))
+      args[#args + 1] = gs[j]
+    end
+    redis.call('ZADD', HEADS, unpack(args))
+  end
+  redis.call('HSET', META, 'hs', 1)
+end
 redis.call('ZADD', LEASES, now + ttl, gen)
 redis.call('HSET', HELD, gen, 0)
 redis.call('HSET', OWNERS, gen, ARGV[1])

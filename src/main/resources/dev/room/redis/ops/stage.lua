@@ -31,7 +31,7 @@ for i = 2, #ARGV, 18 do
     t[IDENTITY] = ARGV[i + 17]
     redis.call('HSET', KEYS[STAGED + 8], ARGV[i + 17], token)
   end
-  if redis.call('HSETNX', TK, token, cmsgpack.pack(t)) == 0 then
+  if redis.call('HSETNX', TK, token, encode(t)) == 0 then
     return {-1}
   end
   enqueue(t, token)
