@@ -131,7 +131,7 @@ final class Admissions {
   long poll(long hi, long lo, long now, Policy p) {
     try {
       if (polls != null) {
-        return polls.poll(Tokens.format(hi, lo), now, p);
+        return polls.poll(hi, lo, now, p);
       }
       return Replies.outcome(
           scripts.eval(

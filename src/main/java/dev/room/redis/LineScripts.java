@@ -3,7 +3,10 @@ package dev.room.redis;
 import dev.room.redis.LuaScripts.Op;
 import dev.room.spi.Line;
 import dev.room.spi.LineUnavailableException;
+import io.lettuce.core.protocol.RedisCommand;
 import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * How a {@link RedisLine} runs its scripts: EVALSHA on the room's keys, and the counters that each
@@ -50,6 +53,26 @@ final class LineScripts {
       unreachable.run();
       throw e;
     }
+  }
+
+  /**
+   * Sends a script's command without waiting ({@link RedisLink#evalAsync}); a failure that finds
+   * Redis unreachable wakes the heartbeat, as {@link #eval} does.
+   */
+  <T> void evalAsync(
+      Function<Boolean, RedisCommand<byte[], byte[], T>> script,
+      BiConsumer<T, RuntimeException> done) {
+    link.evalAsync(
+        script,
+        (reply, failure) -> {
+          try {
+            if (failure instanceof LineUnavailableException) {
+              unreachable.run();
+            }
+          } finally {
+            done.accept(reply, failure);
+          }
+        });
   }
 
   /** Runs a session script (its keys: the room's, then the session store's). */

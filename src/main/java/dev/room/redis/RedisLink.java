@@ -11,9 +11,13 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.RedisCommand;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -62,6 +66,11 @@ final class RedisLink implements AutoCloseable {
    */
   RedisLink(String redisUri, boolean cluster, Duration commandTimeout) {
     endpoint = RedisEndpoint.of(redisUri, cluster, commandTimeout);
+  }
+
+  /** The scripts this link runs, for callers that encode a script's command themselves. */
+  LuaScripts scripts() {
+    return scripts;
   }
 
   RedisEndpoint.Topology topology() {
@@ -145,22 +154,85 @@ final class RedisLink implements AutoCloseable {
     }
     try {
       return commands.apply(c.sync());
-    } catch (RedisCommandExecutionException e) {
+    } catch (RedisException e) {
+      throw failure(c, e);
+    }
+  }
+
+  /**
+   * Sends a script's command without waiting for it: {@code script.apply(false)} (an EVALSHA),
+   * then, after a NOSCRIPT, {@code script.apply(true)} (the whole script, as {@link #eval} does).
+   * {@code done} gets the reply, or the failure {@link #eval} would throw, on the thread that
+   * completes the command: Lettuce's event loop, its timeout timer, or the caller's when the
+   * command is refused at once (no connection). It must not block.
+   */
+  <T> void evalAsync(
+      Function<Boolean, RedisCommand<byte[], byte[], T>> script,
+      BiConsumer<T, RuntimeException> done) {
+    Connection c = connection.get();
+    if (c == null || !c.stateful().isOpen()) {
+      done.accept(null, new LineUnavailableException("Redis is unreachable", null));
+      return;
+    }
+    send(c, script, false, done);
+  }
+
+  private <T> void send(
+      Connection c,
+      Function<Boolean, RedisCommand<byte[], byte[], T>> script,
+      boolean whole,
+      BiConsumer<T, RuntimeException> done) {
+    AsyncCommand<byte[], byte[], T> command = new AsyncCommand<>(script.apply(whole));
+    command.whenComplete(
+        (reply, t) -> {
+          if (t == null) {
+            done.accept(reply, null);
+          } else if (!whole && t instanceof RedisNoScriptException) {
+            send(c, script, true, done); // the script did not run: send it whole, once
+          } else {
+            done.accept(null, failure(c, t));
+          }
+        });
+    try {
+      dispatch(c.stateful(), command);
+    } catch (RuntimeException e) {
+      command.completeExceptionally(e);
+    }
+  }
+
+  /** The connection's codec is for strings; a command's own arguments encode it (bytes here). */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void dispatch(StatefulConnection<?, ?> c, AsyncCommand<byte[], byte[], ?> cmd) {
+    ((StatefulConnection) c).dispatch(cmd);
+  }
+
+  /**
+   * What a command's failure on {@code c} means for the line: {@link LineUnavailableException} when
+   * Redis is gone, cannot serve now or did not answer in time (a connection gone or on a replica is
+   * dropped, so the next heartbeat connects anew), {@link IllegalStateException} when Redis refused
+   * the command.
+   */
+  private RuntimeException failure(Connection c, Throwable t) {
+    if (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof RedisCommandExecutionException e) {
       if (replicaError(e.getMessage())) {
         drop(c); // the primary moved: the next heartbeat connects to the new one
-        throw new LineUnavailableException("Redis cannot serve now: " + e.getMessage(), e);
+        return new LineUnavailableException("Redis cannot serve now: " + e.getMessage(), e);
       }
       if (transientError(e.getMessage())) {
-        throw new LineUnavailableException("Redis cannot serve now: " + e.getMessage(), e);
+        return new LineUnavailableException("Redis cannot serve now: " + e.getMessage(), e);
       }
-      throw new IllegalStateException("Redis refused a line command: " + e.getMessage(), e);
-    } catch (RedisCommandTimeoutException | RedisCommandInterruptedException e) {
-      // the connection may well be alive: the heartbeat's PING decides
-      throw new LineUnavailableException("Redis is unreachable: " + e.getMessage(), e);
-    } catch (RedisException e) {
-      drop(c); // the channel is gone although isOpen() may not say so yet
-      throw new LineUnavailableException("Redis is unreachable: " + e.getMessage(), e);
+      return new IllegalStateException("Redis refused a line command: " + e.getMessage(), e);
     }
+    if (t instanceof RedisCommandTimeoutException
+        || t instanceof RedisCommandInterruptedException) {
+      // the connection may well be alive: the heartbeat's PING decides
+      return new LineUnavailableException("Redis is unreachable: " + t.getMessage(), t);
+    }
+    drop(c); // the channel is gone although isOpen() may not say so yet
+    return new LineUnavailableException("Redis is unreachable: " + t.getMessage(), t);
   }
 
   StatefulConnection<String, String> connectionForTest() {

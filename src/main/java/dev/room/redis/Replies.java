@@ -44,7 +44,11 @@ final class Replies {
 
   /** The kind, position and flags at {@code at}, {@code at + 1}, {@code at + 2} of a reply. */
   static long outcome(List<Object> r, int at) {
-    long f = num(r, at + 2);
+    return outcome(num(r, at), num(r, at + 1), num(r, at + 2));
+  }
+
+  /** A script's kind, position and flags as an {@link Outcome}. */
+  static long outcome(long kind, long position, long f) {
     long flags = 0;
     if ((f & 1) != 0) {
       flags |= Outcome.RATE_LIMITED;
@@ -67,6 +71,6 @@ final class Replies {
     if ((f & 64) != 0) {
       flags |= Outcome.REJOINED;
     }
-    return Outcome.of((int) num(r, at), num(r, at + 1), flags);
+    return Outcome.of((int) kind, position, flags);
   }
 }

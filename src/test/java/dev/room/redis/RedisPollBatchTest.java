@@ -5,12 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.FakeClock;
 import dev.room.redis.LuaScripts.Op;
+import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -305,6 +310,97 @@ class RedisPollBatchTest {
         pool.shutdownNow();
       }
       line.checkInvariants();
+    }
+  }
+
+  /**
+   * After Redis lost its scripts (a restart, a failover, SCRIPT FLUSH) a batch's EVALSHA meets
+   * NOSCRIPT and goes again whole, from Lettuce's thread: every poll is answered, the script is
+   * cached again.
+   */
+  @Test
+  void aBatchAfterTheScriptsWereFlushedGoesAgainWhole() {
+    FakeClock clock = new FakeClock();
+    try (RedisLine line = line(clock, true)) {
+      assertTrue(line.tryEnter());
+      assertTrue(line.tryEnter());
+      long now = clock.millis();
+      for (long i = 1; i <= 3; i++) {
+        assertEquals(Outcome.WAITING, Outcome.kind(line.arrive(i, i, "", false, now, POLICY)));
+      }
+      String sha = new LuaScripts().sha(Op.POLLS);
+      RedisClient client = RedisClient.create(redis.uri());
+      try (StatefulRedisConnection<String, String> c = client.connect()) {
+        c.sync().scriptFlush();
+        assertEquals(List.of(false), c.sync().scriptExists(sha));
+        for (long i = 1; i <= 3; i++) {
+          long o = line.poll(i, i, now + 1, POLICY);
+          assertEquals(Outcome.WAITING, Outcome.kind(o));
+          assertEquals(i, Outcome.position(o));
+        }
+        assertEquals(List.of(true), c.sync().scriptExists(sha), "loaded again");
+      } finally {
+        client.shutdown();
+      }
+    }
+  }
+
+  /**
+   * Batches whose reply does not come within the command timeout (Redis paused) fail each of their
+   * polls with LineUnavailableException, on each poll's own thread, and none waits longer.
+   */
+  @Test
+  void aBatchThatTimesOutFailsEachOfItsPolls() throws Exception {
+    FakeClock clock = new FakeClock();
+    String room = "batch-" + UUID.randomUUID();
+    RedisLine line =
+        RedisLine.builder(redis.uri(), room)
+            .clock(clock)
+            .leaseTtl(Duration.ofMinutes(10))
+            .commandTimeout(Duration.ofMillis(300))
+            .build();
+    RedisClient client = RedisClient.create(redis.uri());
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try (line;
+        StatefulRedisConnection<String, String> admin = client.connect()) {
+      line.setCapacity(1, clock.millis());
+      assertTrue(line.tryEnter());
+      long now = clock.millis();
+      for (long i = 1; i <= 8; i++) {
+        assertEquals(Outcome.WAITING, Outcome.kind(line.arrive(i, i, "", false, now, POLICY)));
+      }
+      admin.sync().clientPause(1_500);
+      try {
+        List<Future<Throwable>> polls = new ArrayList<>();
+        for (long i = 1; i <= 8; i++) {
+          long token = i;
+          polls.add(
+              pool.submit(
+                  () -> {
+                    try {
+                      line.poll(token, token, now + 1, POLICY);
+                      return null;
+                    } catch (RuntimeException e) {
+                      return e;
+                    }
+                  }));
+        }
+        for (Future<Throwable> f : polls) {
+          Throwable t = f.get(10, TimeUnit.SECONDS);
+          assertTrue(t instanceof LineUnavailableException, "failed as unavailable: " + t);
+        }
+      } finally {
+        // runs once the pause is over, if it holds this client too
+        admin
+            .sync()
+            .dispatch(
+                CommandType.CLIENT,
+                new StatusOutput<>(StringCodec.UTF8),
+                new CommandArgs<>(StringCodec.UTF8).add("UNPAUSE"));
+      }
+    } finally {
+      pool.shutdownNow();
+      client.shutdown();
     }
   }
 }

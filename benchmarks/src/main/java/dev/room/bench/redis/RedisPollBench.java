@@ -1,5 +1,6 @@
 package dev.room.bench.redis;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.room.engine.InMemoryLine;
 import dev.room.spi.Line;
 import dev.room.spi.Outcome;
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -61,6 +63,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       commands into one write, so the 1-thread figure is the strict one.
  * </ul>
  *
+ * <p>And for every line, <b>client CPU µs/poll</b>: this JVM's CPU time in the window ({@code
+ * OperatingSystemMXBean.getProcessCpuTime}: the polling threads, the load generator's own work,
+ * Lettuce's threads, JIT and GC) ÷ polls. With Redis's CPU µs/poll it says who bounded a window: on
+ * a machine of few cores both share them.
+ *
  * <p>It starts its own {@code redis-server} on a free loopback port (no persistence) unless {@code
  * --redis redis://host:port} names one, prints a Markdown table and one {@code @@redis} line per
  * figure for {@code BenchDriver}, and never prints a token. Lettuce is in {@code benchmarks.jar}.
@@ -84,6 +91,14 @@ public final class RedisPollBench {
    * whose timed-out arrival was lost) the ticket was not there.
    */
   private static final LongAdder ERRORS = new LongAdder();
+
+  /** The figures of a window, in the order {@link #window} returns them. */
+  private static final String[] METRICS = {
+    "polls_per_s", "server_us", "cpu_us", "busy", "round_trips", "commands", "errors", "client_us"
+  };
+
+  private static final OperatingSystemMXBean OS =
+      (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
   private static final Set<String> SCRIPTS =
       Set.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");
@@ -143,8 +158,8 @@ public final class RedisPollBench {
       System.out.printf(
           Locale.ROOT,
           "| waiting | line | threads | polls/s | server µs/poll | CPU µs/poll | Redis busy"
-              + " | round trips/poll | commands/poll | failed polls |%n"
-              + "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|%n");
+              + " | round trips/poll | commands/poll | failed polls | client CPU µs/poll |%n"
+              + "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|%n");
       Map<String, Line> lines = new LinkedHashMap<>();
       try {
         lines.put(MEMORY, new InMemoryLine(1));
@@ -223,9 +238,7 @@ public final class RedisPollBench {
         }
       }
     }
-    String[] metrics = {
-      "polls_per_s", "server_us", "cpu_us", "busy", "round_trips", "commands", "errors"
-    };
+    String[] metrics = METRICS;
     for (String name : names) {
       for (int threads : threadCounts) {
         List<double[]> runs = results.get(name + ":" + size + ":" + threads);
@@ -258,7 +271,7 @@ public final class RedisPollBench {
         }
         System.out.printf(
             Locale.ROOT,
-            "| %,d | %s | %d | %s | %s | %s | %s | %s | %s | %s |%n",
+            "| %,d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n",
             size,
             name,
             threads,
@@ -268,7 +281,8 @@ public final class RedisPollBench {
             cells[3],
             cells[4],
             cells[5],
-            cells[6]);
+            cells[6],
+            cells[7]);
       }
     }
   }
@@ -290,18 +304,27 @@ public final class RedisPollBench {
     boolean redis = !name.equals(MEMORY);
     long errors0 = ERRORS.sum();
     Stats before = redis ? Stats.read(port) : null;
+    long cpu0 = OS.getProcessCpuTime();
     long start = System.nanoTime();
     long polls = poll(line, tokens, size, threads, seconds);
     double elapsed = (System.nanoTime() - start) / 1e9;
+    double clientUs = (OS.getProcessCpuTime() - cpu0) / 1e3 / polls;
     double rate = polls / elapsed;
     double errors = ERRORS.sum() - errors0;
     if (!redis) {
       return new double[] {
-        rate, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, errors
+        rate, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, errors, clientUs
       };
     }
     return figures(
-        before, Stats.read(port), polls, elapsed, shares.getOrDefault(name, Map.of()), 1.0, errors);
+        before,
+        Stats.read(port),
+        polls,
+        elapsed,
+        shares.getOrDefault(name, Map.of()),
+        1.0,
+        errors,
+        clientUs);
   }
 
   /**
@@ -316,7 +339,8 @@ public final class RedisPollBench {
       double elapsed,
       Map<String, Double> share,
       double otherwise,
-      double errors) {
+      double errors,
+      double clientUs) {
     double rate = polls / elapsed;
     double serverUs = 0;
     for (Map.Entry<String, long[]> c : after.commands.entrySet()) {
@@ -338,7 +362,8 @@ public final class RedisPollBench {
       cpuUs / (elapsed * 1e6),
       (after.reads - before.reads) / (double) polls,
       (after.commandsProcessed - before.commandsProcessed) / (double) polls,
-      errors
+      errors,
+      clientUs
     };
   }
 
@@ -356,6 +381,7 @@ public final class RedisPollBench {
       Line line = e.getValue();
       long errors0 = ERRORS.sum();
       Stats before = redis ? Stats.read(port) : null;
+      long cpu0 = OS.getProcessCpuTime();
       long start = System.nanoTime();
       AtomicInteger next = new AtomicInteger(from);
       LongAdder done = new LongAdder();
@@ -388,17 +414,23 @@ public final class RedisPollBench {
       }
       double elapsed = (System.nanoTime() - start) / 1e9;
       long polls = done.sum();
+      double clientUs = (OS.getProcessCpuTime() - cpu0) / 1e3 / polls;
       double errors = ERRORS.sum() - errors0;
       double[] x =
           redis
-              ? figures(before, Stats.read(port), polls, elapsed, Map.of(), 0.0, errors)
+              ? figures(before, Stats.read(port), polls, elapsed, Map.of(), 0.0, errors, clientUs)
               : new double[] {
-                polls / elapsed, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, errors
+                polls / elapsed,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
+                errors,
+                clientUs
               };
       String name = e.getKey() + "+first";
-      String[] metrics = {
-        "polls_per_s", "server_us", "cpu_us", "busy", "round_trips", "commands", "errors"
-      };
+      String[] metrics = METRICS;
       for (int m = 0; m < metrics.length; m++) {
         System.out.printf(
             Locale.ROOT,
@@ -414,7 +446,7 @@ public final class RedisPollBench {
       }
       System.out.printf(
           Locale.ROOT,
-          "| %,d | %s (first polls of %,d) | %d | %,.0f | %s | %s | %s | %s | %s | %.0f |%n",
+          "| %,d | %s (first polls of %,d) | %d | %,.0f | %s | %s | %s | %s | %s | %.0f | %s |%n",
           to,
           e.getKey(),
           polls,
@@ -425,7 +457,8 @@ public final class RedisPollBench {
           cell(x[3]),
           cell(x[4]),
           cell(x[5]),
-          x[6]);
+          x[6],
+          cell(x[7]));
     }
   }
 
