@@ -40,7 +40,7 @@ final class PollBatch {
   private final PollCommand command;
   private final Object lock = new Object();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
-  private int sending; // batches on their way, at most IN_FLIGHT; polls wait only while at most
+  private int sending; // batches on their way; polls queue only while all IN_FLIGHT are
 
   PollBatch(LineScripts scripts) {
     this.scripts = scripts;
