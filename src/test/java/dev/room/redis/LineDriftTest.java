@@ -10,7 +10,6 @@ import dev.room.spi.Line;
 import dev.room.spi.Move;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,8 +18,7 @@ import java.util.Random;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -35,19 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class LineDriftTest {
   private static final int STEPS = 300;
-  private static RedisServer redis;
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
 
   @ParameterizedTest
   @ValueSource(longs = {3, 11, 42, 1009, 65537, 271828})

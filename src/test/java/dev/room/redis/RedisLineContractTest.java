@@ -3,29 +3,15 @@ package dev.room.redis;
 import dev.room.FakeClock;
 import dev.room.spi.Line;
 import dev.room.spi.LineContractTest;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The line contract on a real Redis: one server for the class, a fresh room per line. */
 class RedisLineContractTest extends LineContractTest {
-  private static RedisServer redis;
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
 
   @Override
   protected Line newLine(int capacity, FakeClock clock) {

@@ -27,9 +27,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Batched status polls ({@link PollBatch}, {@code ops/polls.lua}): polls of every kind in one
@@ -37,19 +36,7 @@ import org.junit.jupiter.api.Test;
  */
 class RedisPollBatchTest {
   private static final Policy POLICY = new Policy(300_000, 0, 1_000, 100_000, 60_000, 0);
-  private static RedisServer redis;
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() throws IOException {
-    if (redis != null) {
-      redis.close();
-    }
-  }
+  @RegisterExtension static final RedisPerClass redis = new RedisPerClass();
 
   private static RedisLine line(FakeClock clock, boolean batch) {
     return line(clock, batch, "batch-" + UUID.randomUUID());
