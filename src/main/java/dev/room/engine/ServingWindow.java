@@ -417,6 +417,8 @@ final class ServingWindow {
     index.checkStructure();
     require(index.size() == waitingCount, "index " + index.size() + " != waiting " + waitingCount);
     require(tokens.size() == waitingCount + readyCount, "token store size mismatch");
+    String table = tokens.check();
+    require(table == null, "token store broken: " + table);
     for (Ticket r = readyHead; r != null; r = r.right) {
       require(!(r.away() && r.told()), "a ready ticket is away although its client was told");
     }

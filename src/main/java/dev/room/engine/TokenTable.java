@@ -48,7 +48,7 @@ final class TokenTable {
     byte[] g = tags;
     int mask = s.length - 1;
     long h = hash(hi, lo);
-    int bits = check(h);
+    int bits = bitsOf(h);
     for (int i = home(h, mask); ; i = (i + 1) & mask) {
       Ticket t = s[i];
       if (t == null) {
@@ -109,8 +109,7 @@ final class TokenTable {
       i = (i + 1) & mask;
     }
     // Backward-shift deletion (Knuth 6.4, algorithm R): an entry moves into the hole unless its
-    // home
-    // lies after the hole, that is, unless it is fewer steps from home than from the hole.
+    // home lies after the hole, that is, unless it is fewer steps from home than from the hole.
     byte[] g = tags;
     int hole = i;
     for (int j = (hole + 1) & mask; s[j] != null; j = (j + 1) & mask) {
@@ -185,7 +184,7 @@ final class TokenTable {
       n++;
       long h = hash(t.hi, t.lo);
       int d = (i - home(h, mask)) & mask;
-      if (tags[i] != tag(d, (byte) check(h))) {
+      if (tags[i] != tag(d, (byte) bitsOf(h))) {
         return "tag of slot " + i;
       }
       for (int j = home(h, mask); j != i; j = (j + 1) & mask) {
@@ -219,7 +218,7 @@ final class TokenTable {
       i = (i + 1) & mask;
     }
     s[i] = t;
-    g[i] = (byte) (Math.min(FAR, (i - home) & mask) << 4 | check(h));
+    g[i] = (byte) (Math.min(FAR, (i - home) & mask) << 4 | bitsOf(h));
   }
 
   /** A tag at {@code distance} from home, with the hash bits of {@code tag}. */
@@ -237,7 +236,7 @@ final class TokenTable {
   }
 
   /** The four bits kept beside the entry: low bits of the hash, which no table size uses. */
-  private static int check(long hash) {
+  private static int bitsOf(long hash) {
     return (int) hash & 0xF;
   }
 }
