@@ -97,7 +97,7 @@ public final class BenchDriver {
                 "--queued",
                 "10000,100000,1000000",
                 "--threads",
-                "1,16",
+                "1,16,64",
                 "--seconds",
                 "2",
                 "--warmup",

@@ -62,7 +62,7 @@ final class EngineRuns {
             .formatted(
                 benchmark, sizes, quick ? "-wi 1 -w 300ms -i 2 -r 200ms" : "-wi 3 -w 1s -i 6 -r 1s")
         : "java -jar benchmarks/target/benchmarks.jar %s -p queued=%s -t 1 -f 1 %s"
-            .formatted(benchmark, sizes, quick ? "-wi 3 -i 2" : "-wi 10 -i 20");
+            .formatted(benchmark, sizes, quick ? "-wi 3 -i 2" : "-wi 60 -i 30");
   }
 
   List<Row> runAll() throws RunnerException {
@@ -118,8 +118,9 @@ final class EngineRuns {
             .forks(1)
             .param("queued", SCALING)
             .timeUnit(TimeUnit.NANOSECONDS)
-            .warmupIterations(quick ? 3 : 10)
-            .measurementIterations(quick ? 2 : 20);
+            // 1,000 removals an iteration: ten warm-ups left C2 unfinished on a loaded machine
+            .warmupIterations(quick ? 3 : 60)
+            .measurementIterations(quick ? 2 : 30);
     return run(b, "engine-removals", false);
   }
 

@@ -66,6 +66,11 @@ final class RedisResults {
     return threads.isEmpty() ? 1 : threads.last();
   }
 
+  /** Every thread count measured, fewest first. */
+  List<Integer> threadCounts() {
+    return List.copyOf(threads);
+  }
+
   int largest() {
     return sizes.isEmpty() ? 0 : sizes.last();
   }

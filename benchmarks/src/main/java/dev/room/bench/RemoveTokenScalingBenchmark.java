@@ -43,8 +43,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(
     value = 1,
     jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+UseTransparentHugePages"})
-@Warmup(iterations = 10)
-@Measurement(iterations = 20)
+@Warmup(iterations = 60)
+@Measurement(iterations = 30)
 public class RemoveTokenScalingBenchmark {
   static final int BATCH = 1_000;
 
