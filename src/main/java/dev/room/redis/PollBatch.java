@@ -4,6 +4,7 @@ import dev.room.redis.LuaScripts.Op;
 import dev.room.spi.LineUnavailableException;
 import dev.room.spi.Policy;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -52,6 +53,8 @@ final class PollBatch {
    * One poll of the token {@code hi, lo} at {@code now}: the outcome {@code ops/poll.lua} gives.
    */
   long poll(long hi, long lo, long now, Policy policy) {
+    // before the poll is queued: take() reads each queued poll's policy holding a sending slot
+    Objects.requireNonNull(policy, "policy");
     Pending me = new Pending(hi, lo, now, policy, Thread.currentThread());
     Pending[] batch = null;
     synchronized (lock) {

@@ -6,12 +6,8 @@ import dev.room.FakeClock;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A rolling upgrade onto a room written by a version without the {@code here} key: everyone queued
@@ -21,37 +17,13 @@ class RedisPresenceUpgradeTest {
   private static final Policy POLICY = new Policy(300_000, 0, 1000, 100_000, 60_000, 0);
 
   private final FakeClock clock = new FakeClock();
-  private RedisServer redis;
-  private RedisClient client;
-  private StatefulRedisConnection<String, String> raw;
-
-  @BeforeEach
-  void start() throws Exception {
-    redis = RedisServer.start();
-    client = RedisClient.create(redis.uri());
-    raw = client.connect();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    raw.close();
-    client.shutdown();
-    redis.close();
-  }
-
-  private RedisLine line() {
-    return RedisLine.builder(redis.uri(), "upgrade")
-        .clock(clock)
-        .leaseTtl(Duration.ofMinutes(10))
-        .manualHeartbeat()
-        .build();
-  }
+  @RegisterExtension final RawRedis redis = new RawRedis("upgrade", clock);
 
   @Test
   void clientsQueuedBeforeTheUpgradeArePresentAndStaleMembersAreDropped() {
     long[] a = Tokens.generate();
     long[] b = Tokens.generate();
-    try (RedisLine old = line()) {
+    try (RedisLine old = redis.line()) {
       old.beat();
       old.setCapacity(1, clock.millis());
       old.tryEnter();
@@ -59,12 +31,12 @@ class RedisPresenceUpgradeTest {
       old.arrive(b[0], b[1], "", false, clock.millis(), POLICY);
       // As a version without presence would have left it: no here key, no marker.
       String prefix = "{room:upgrade}:";
-      raw.sync().del(prefix + "here");
-      raw.sync().hdel(prefix + "meta", "hv");
-      try (RedisLine upgraded = line()) {
+      redis.sync().del(prefix + "here");
+      redis.sync().hdel(prefix + "meta", "hv");
+      try (RedisLine upgraded = redis.line()) {
         upgraded.beat(); // registers: the first instance that keeps presence
         // A member left behind by an older instance for a ticket that is gone.
-        raw.sync().zadd(prefix + "here", 0, "00000000" + "0".repeat(32) + Tokens.format(9, 9));
+        redis.sync().zadd(prefix + "here", 0, "00000000" + "0".repeat(32) + Tokens.format(9, 9));
         old.exit(clock.millis());
         assertEquals(
             Outcome.READY,

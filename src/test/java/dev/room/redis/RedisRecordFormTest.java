@@ -8,18 +8,14 @@ import dev.room.FakeClock;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import dev.room.spi.Tokens;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The stored forms a batched poll relies on (lib/record.lua): tie groups scored in {@code heads},
@@ -30,31 +26,7 @@ class RedisRecordFormTest {
   private static final String PREFIX = "{room:form}:";
 
   private final FakeClock clock = new FakeClock();
-  private RedisServer redis;
-  private RedisClient client;
-  private StatefulRedisConnection<String, String> raw;
-
-  @BeforeEach
-  void start() throws Exception {
-    redis = RedisServer.start();
-    client = RedisClient.create(redis.uri());
-    raw = client.connect();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    raw.close();
-    client.shutdown();
-    redis.close();
-  }
-
-  private RedisLine line() {
-    return RedisLine.builder(redis.uri(), "form")
-        .clock(clock)
-        .leaseTtl(Duration.ofMinutes(10))
-        .manualHeartbeat()
-        .build();
-  }
+  @RegisterExtension final RawRedis redis = new RawRedis("form", clock);
 
   private long[] arrive(RedisLine l, String key) {
     long[] t = Tokens.generate();
@@ -70,7 +42,8 @@ class RedisRecordFormTest {
 
   /** The record's bytes 1 and 4 (the array's and field 1's MessagePack types) and its LAST. */
   private List<Object> form(long[] t) {
-    return raw.sync()
+    return redis
+        .sync()
         .eval(
             "local r = redis.call('HGET', KEYS[1], ARGV[1])"
                 + " return {string.byte(r, 1), string.byte(r, 4), cmsgpack.unpack(r)[7]}",
@@ -81,7 +54,7 @@ class RedisRecordFormTest {
 
   @Test
   void aRecordWrittenBeforeTheFixedFormIsPolledAsBeforeAndRewrittenInIt() {
-    try (RedisLine l = line()) {
+    try (RedisLine l = redis.line()) {
       l.beat();
       l.setCapacity(0, clock.millis());
       long[] a = arrive(l, "");
@@ -90,7 +63,8 @@ class RedisRecordFormTest {
       assertEquals(2, position(l, b));
       // As an older version wrote it: cmsgpack's own encoding, smallest integer types.
       for (long[] t : List.of(a, b)) {
-        raw.sync()
+        redis
+            .sync()
             .eval(
                 "redis.call('HSET', KEYS[1], ARGV[1],"
                     + " cmsgpack.pack(cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1]))))",
@@ -112,7 +86,7 @@ class RedisRecordFormTest {
 
   @Test
   void aRoomWhoseGroupsWereAllScoredZeroIsScoredWhenAnInstanceRegisters() {
-    try (RedisLine old = line()) {
+    try (RedisLine old = redis.line()) {
       old.beat();
       old.setCapacity(0, clock.millis());
       long[] a = arrive(old, "");
@@ -120,14 +94,14 @@ class RedisRecordFormTest {
       long[] c = arrive(old, "");
       old.promote(c[0], c[1], 1); // tied with a: two groups
       // As a version before scored groups left it: every group at score 0, no marker.
-      for (String g : raw.sync().zrange(PREFIX + "heads", 0, -1)) {
-        raw.sync().zadd(PREFIX + "heads", 0, g);
+      for (String g : redis.sync().zrange(PREFIX + "heads", 0, -1)) {
+        redis.sync().zadd(PREFIX + "heads", 0, g);
       }
-      raw.sync().hdel(PREFIX + "meta", "hs");
+      redis.sync().hdel(PREFIX + "meta", "hs");
       assertThrows(IllegalStateException.class, old::checkInvariants, "unscored groups are seen");
-      try (RedisLine upgraded = line()) {
+      try (RedisLine upgraded = redis.line()) {
         upgraded.beat(); // registers: the first instance that scores groups
-        for (ScoredValue<String> g : raw.sync().zrangeWithScores(PREFIX + "heads", 0, -1)) {
+        for (ScoredValue<String> g : redis.sync().zrangeWithScores(PREFIX + "heads", 0, -1)) {
           assertTrue(g.getScore() > 0, "scored");
         }
         long[] d = arrive(upgraded, "");
@@ -182,7 +156,7 @@ class RedisRecordFormTest {
         end
         return bad
         """);
-    List<Object> bad = raw.sync().eval(lua.toString(), ScriptOutputType.MULTI, new String[0]);
+    List<Object> bad = redis.sync().eval(lua.toString(), ScriptOutputType.MULTI, new String[0]);
     assertEquals(List.of(), bad);
   }
 }

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.FakeClock;
 import dev.room.TicketInfo;
 import dev.room.TokenNotFoundException;
 import dev.room.engine.AdmissionPacer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -201,6 +203,31 @@ public abstract class LineContractTest {
     l.exit(now());
     assertEquals(0, l.inFlight());
     assertTrue(l.tryEnter(), "nobody waits: the fast path is open again");
+    l.exit(now());
+  }
+
+  /**
+   * Regression: a poll without a policy (a caller's bug) is refused with an exception and leaves
+   * the line answering. The Redis line's batched poll queued it and took a sending slot before it
+   * read its policy, then failed there with the slot held and the bad poll still first in line for
+   * the next batch: every later poll of that instance failed or waited for ever.
+   */
+  @Test
+  void aPollWithoutAPolicyIsRefusedAndLaterPollsAreStillAnswered() {
+    Line l = line(1);
+    fill(l);
+    Client a = waiter(l, 1);
+    assertThrows(NullPointerException.class, () -> l.poll(a.hi(), a.lo(), now(), null));
+    assertThrows(NullPointerException.class, () -> l.poll(a.hi(), a.lo(), now(), null));
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(10),
+        () -> {
+          for (int i = 0; i < 3; i++) {
+            long o = poll(l, a);
+            assertEquals(Outcome.WAITING, Outcome.kind(o));
+            assertEquals(1, Outcome.position(o));
+          }
+        });
     l.exit(now());
   }
 
