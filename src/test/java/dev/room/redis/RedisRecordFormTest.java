@@ -42,14 +42,16 @@ class RedisRecordFormTest {
 
   /** The record's bytes 1 and 4 (the array's and field 1's MessagePack types) and its LAST. */
   private List<Object> form(long[] t) {
-    return redis
-        .sync()
-        .eval(
-            "local r = redis.call('HGET', KEYS[1], ARGV[1])"
-                + " return {string.byte(r, 1), string.byte(r, 4), cmsgpack.unpack(r)[7]}",
-            ScriptOutputType.MULTI,
-            new String[] {PREFIX + "tk"},
-            Tokens.format(t[0], t[1]));
+    return onRecord(
+        "local r = redis.call('HGET', KEYS[1], ARGV[1])"
+            + " return {string.byte(r, 1), string.byte(r, 4), cmsgpack.unpack(r)[7]}",
+        ScriptOutputType.MULTI,
+        t);
+  }
+
+  /** Runs {@code lua} with the room's record hash as KEYS[1] and ticket {@code t}'s token. */
+  private <T> T onRecord(String lua, ScriptOutputType type, long[] t) {
+    return redis.sync().eval(lua, type, new String[] {PREFIX + "tk"}, Tokens.format(t[0], t[1]));
   }
 
   @Test
@@ -63,14 +65,11 @@ class RedisRecordFormTest {
       assertEquals(2, position(l, b));
       // As an older version wrote it: cmsgpack's own encoding, smallest integer types.
       for (long[] t : List.of(a, b)) {
-        redis
-            .sync()
-            .eval(
-                "redis.call('HSET', KEYS[1], ARGV[1],"
-                    + " cmsgpack.pack(cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1]))))",
-                ScriptOutputType.STATUS,
-                new String[] {PREFIX + "tk"},
-                Tokens.format(t[0], t[1]));
+        onRecord(
+            "redis.call('HSET', KEYS[1], ARGV[1],"
+                + " cmsgpack.pack(cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1]))))",
+            ScriptOutputType.STATUS,
+            t);
       }
       assertTrue((Long) form(b).get(1) != 0xd3L, "rewritten as before");
       clock.advanceMillis(2000);
