@@ -95,9 +95,25 @@ bench-jar:
 	$(BENCH_MVN) -q -DskipTests install
 	$(BENCH_MVN) -q -f benchmarks/pom.xml package
 
-bench: bench-jar
+# The library as it was when issue 16 was filed (its "today"), built from this repository's history
+# into benchmarks/target/before/: RedisPollBench runs its whole Redis poll path beside this
+# build's in the same run. Without the history (a source tarball) the Redis "before" falls back to
+# this build's one-script-a-poll path, and RESULTS.md says so.
+BEFORE_REV ?= 9571ae2
+BEFORE_DIR = benchmarks/target/before
+.PHONY: bench-before-jar
+bench-before-jar:
+	@if git cat-file -e $(BEFORE_REV)^{commit} 2>/dev/null; then \
+	  rm -rf $(BEFORE_DIR) && mkdir -p $(BEFORE_DIR)/src && \
+	  git archive $(BEFORE_REV) pom.xml src | tar -x -C $(BEFORE_DIR)/src && \
+	  $(BENCH_MVN) -q -f $(BEFORE_DIR)/src/pom.xml -DskipTests -Dspotless.check.skip=true package && \
+	  cp $(BEFORE_DIR)/src/target/room-*.jar $(BEFORE_DIR)/room.jar && \
+	  echo $(BEFORE_REV) > $(BEFORE_DIR)/REV; \
+	else echo "no commit $(BEFORE_REV) in this checkout: the Redis before path is this build's"; fi
+
+bench: bench-jar bench-before-jar
 	$(BENCH_MAIN) --out benchmarks/RESULTS.md --chart benchmarks/scaling.png --command "make bench"
 
-bench-quick: bench-jar
+bench-quick: bench-jar bench-before-jar
 	$(BENCH_MAIN) --quick --out benchmarks/target/quick/RESULTS.md \
 	  --chart benchmarks/target/quick/scaling.png --command "make bench-quick"

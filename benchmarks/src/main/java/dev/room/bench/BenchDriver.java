@@ -107,6 +107,16 @@ public final class BenchDriver {
                 "--before-up-to", // the old path at 100k is the "now"; its 1M fill is
                 // minutes
                 "100000");
+    Path beforeJar = Path.of("benchmarks/target/before/room.jar");
+    if (Files.isRegularFile(beforeJar)) { // make bench-before-jar
+      redisArgs = new ArrayList<>(redisArgs);
+      redisArgs.addAll(
+          List.of(
+              "--before-jar",
+              beforeJar.toString(),
+              "--before-rev",
+              Files.readString(beforeJar.resolveSibling("REV")).strip()));
+    }
     List<String> redisJvm = List.of("-Xmx3g");
     RedisResults redis;
     if (Machine.command("redis-server", "--version").equals("unknown")) {

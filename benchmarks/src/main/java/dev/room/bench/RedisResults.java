@@ -19,6 +19,9 @@ final class RedisResults {
   /** Why the Redis run did not happen or failed, or null. */
   final String failure;
 
+  /** What the "before" line ran (RedisPollBench's before_path), or null. */
+  private String beforePath;
+
   RedisResults(List<String[]> lines, String failure) {
     this.failure = failure;
     for (String[] l : lines) {
@@ -27,6 +30,10 @@ final class RedisResults {
       }
       if (l[1].equals("variants")) {
         variants.addAll(List.of(l[2].split(",")));
+        continue;
+      }
+      if (l[1].equals("before_path")) {
+        beforePath = l[2];
         continue;
       }
       String[] key = l[1].split(":"); // line:size:threads:metric
@@ -48,6 +55,16 @@ final class RedisResults {
 
   boolean ran() {
     return !figures.isEmpty();
+  }
+
+  /** What the "before" line ran, or null when the run did not say. */
+  String beforePath() {
+    return beforePath;
+  }
+
+  /** Whether "before" ran an earlier build's whole line, not this build's older script. */
+  boolean beforeIsEarlierBuild() {
+    return beforePath != null && beforePath.startsWith("the library at ");
   }
 
   List<String> variants() {

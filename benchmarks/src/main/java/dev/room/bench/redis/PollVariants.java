@@ -2,6 +2,7 @@ package dev.room.bench.redis;
 
 import dev.room.redis.RedisLine;
 import dev.room.spi.Line;
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,6 +23,10 @@ final class PollVariants {
   /** The poll path as it was before issue 16 (60–100 µs of Redis time per poll at 100,000). */
   static final String BEFORE = "before";
 
+  /** What BEFORE runs while no earlier build is given: this build's own per-poll script. */
+  static final String THIS_BUILD_UNBATCHED =
+      "this build's one script a poll (RedisLine.Builder.batchPolls(false))";
+
   /** The poll path of this build: {@code RedisLine.poll}. */
   static final String AFTER = "after";
 
@@ -39,7 +44,24 @@ final class PollVariants {
     ALL.put(AFTER, RedisLine::connect);
   }
 
+  private static String before = THIS_BUILD_UNBATCHED;
+
   private PollVariants() {}
+
+  /**
+   * Makes BEFORE the whole Redis line of an earlier build (its jar, {@code make bench-before-jar}):
+   * its client, scripts and rules, not only this build's older script.
+   */
+  static void useEarlierBuild(Path jar, String revision) {
+    OldLibrary old = new OldLibrary(jar);
+    ALL.put(BEFORE, old::open);
+    before = "the library at " + revision + " (its RedisLine, client and scripts, same JVM)";
+  }
+
+  /** What BEFORE measures, for the report. */
+  static String beforePath() {
+    return before;
+  }
 
   /** Every registered variant, BEFORE first when present. */
   static Map<String, Opener> all() {

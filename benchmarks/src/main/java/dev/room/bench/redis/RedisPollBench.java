@@ -75,7 +75,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <pre>
  * java -Xmx3g -cp benchmarks/target/benchmarks.jar dev.room.bench.redis.RedisPollBench \
  *     --queued 10000,100000,1000000 --threads 1,16 --seconds 3 --rounds 3 [--variants before,after]
- *     [--before-up-to 100000]
+ *     [--before-up-to 100000] [--before-jar benchmarks/target/before/room.jar --before-rev REV]
  * </pre>
  */
 public final class RedisPollBench {
@@ -132,7 +132,14 @@ public final class RedisPollBench {
             "no poll variant " + v + "; registered: " + PollVariants.all().keySet());
       }
     }
+    if (o.containsKey("before-jar")) {
+      PollVariants.useEarlierBuild(
+          Path.of(o.get("before-jar")), o.getOrDefault("before-rev", "an earlier revision"));
+    }
     System.out.println("@@redis variants " + String.join(",", variants));
+    if (variants.contains(PollVariants.BEFORE)) {
+      System.out.println("@@redis before_path " + PollVariants.beforePath());
+    }
     Process server = null;
     int port;
     String redisUri = o.get("redis");
