@@ -7,7 +7,10 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** For tests of what a room leaves running: its threads, and a handler that is slow to return. */
+/**
+ * For tests of what a room leaves running: its threads, a handler that is slow to return, and its
+ * events delivered.
+ */
 public final class RoomThreads {
   private RoomThreads() {}
 
@@ -39,6 +42,15 @@ public final class RoomThreads {
   public static void await(CountDownLatch latch) {
     try {
       assertTrue(latch.await(10, TimeUnit.SECONDS), "the handler ran");
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Waits, bounded, until {@code room} has handed every event fired so far to its handlers. */
+  public static void awaitEvents(WaitingRoom room) {
+    try {
+      assertTrue(room.events().awaitIdle(10_000), "the room's events were delivered");
     } catch (InterruptedException e) {
       throw new AssertionError(e);
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.room.FakeClock;
 import dev.room.RoomMode;
+import dev.room.RoomThreads;
 import dev.room.TicketInfo;
 import dev.room.WaitingRoom;
 import dev.room.engine.PresaleDraw;
@@ -161,7 +162,8 @@ class RedisSaleTest {
   /** Regression (issue 15): mode and announcement were per instance. */
   @Test
   void theModeAndAnnouncementSetOnOneInstanceAreInForceOnEveryInstanceWithinASecond() {
-    List<String> modeEvents = new ArrayList<>();
+    // events are delivered on each room's event thread: collected thread-safely, read once idle
+    List<String> modeEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
     b.on(dev.room.Event.MODE, snap -> modeEvents.add("b"));
     a.on(dev.room.Event.MODE, snap -> modeEvents.add("a"));
     a.setMode(RoomMode.QUEUE_ALL);
@@ -170,6 +172,8 @@ class RedisSaleTest {
     b.evictExpired();
     assertEquals(RoomMode.QUEUE_ALL, b.mode());
     assertEquals("Doors open at ten", b.announcement());
+    RoomThreads.awaitEvents(a);
+    RoomThreads.awaitEvents(b);
     assertEquals(List.of("a"), modeEvents, "the change is an event where it was made");
 
     b.setMode(RoomMode.OPEN);
