@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The management operations of a {@link RedisLine}: reading the line, removing tickets, the moves
- * (promote, quote, rank, the pre-sale draw) and the reaper pass. Work over many tickets goes in
- * bounded steps (a scan chunk, an eviction step, a removal batch), so a long line never holds Redis
- * up for long.
+ * (promote, quote, rank, the pre-sale draw), the reaper pass and the lapse of absent offers. Work
+ * over many tickets goes in bounded steps (a scan chunk, an eviction step, a removal batch), so a
+ * long line never holds Redis up for long.
  */
 final class LineManagement {
   private static final Logger LOG = LoggerFactory.getLogger(RedisLine.class);
@@ -141,5 +141,16 @@ final class LineManagement {
       LOG.debug("room {}: eviction skipped, Redis is unreachable", roomId);
     }
     return total;
+  }
+
+  // origin (issue 16): absence, the rule in lib/retire.lua (lapseAbsent) and lib/window.lua
+  int lapseAbsent(long now, Policy p) {
+    try {
+      List<Object> r =
+          scripts.update(Op.ABSENT, Long.toString(now), Long.toString(p.presenceWindow()));
+      return (int) Replies.code(r);
+    } catch (LineUnavailableException e) {
+      return 0; // nothing to lapse while Redis is unreachable
+    }
   }
 }

@@ -37,7 +37,8 @@ final class RedisSessionStore implements SessionStore {
 
   private record Copy(Session session, long fetchedAt) {}
 
-  private final RedisLine line;
+  private final LineScripts scripts;
+  private final InstanceLease lease;
   private final RoomKeys keys;
   private final RedisLink link;
   private final InstantSource clock;
@@ -46,10 +47,11 @@ final class RedisSessionStore implements SessionStore {
   private volatile long generationAt = NEVER;
   private volatile int lastCount;
 
-  RedisSessionStore(RedisLine line, RoomKeys keys, RedisLink link, InstantSource clock) {
-    this.line = line;
-    this.keys = keys;
-    this.link = link;
+  RedisSessionStore(LineScripts scripts, InstanceLease lease, InstantSource clock) {
+    this.scripts = scripts;
+    this.lease = lease;
+    this.keys = scripts.keys();
+    this.link = scripts.link();
     this.clock = clock;
   }
 
@@ -59,9 +61,8 @@ final class RedisSessionStore implements SessionStore {
     String d = Long.toString(duration);
     String m = Long.toString(max);
     List<Object> r =
-        line.lease()
-            .handOver(gen -> line.evalSessions(Op.SESSION_START, gen, id, ticket, time, d, m));
-    line.track(r);
+        lease.handOver(gen -> scripts.evalSessions(Op.SESSION_START, gen, id, ticket, time, d, m));
+    scripts.track(r);
     Session s = read(r, COUNTERS, now);
     copies.put(id, new Copy(s, now));
     return s;
@@ -76,7 +77,7 @@ final class RedisSessionStore implements SessionStore {
         && now + STALE_MILLIS < c.session().expiresAt()) {
       return c.session();
     }
-    Session s = read(line.evalSessions(Op.SESSION_GET, id), 0, now);
+    Session s = read(scripts.evalSessions(Op.SESSION_GET, id), 0, now);
     if (s == null) {
       copies.remove(id);
     } else {
@@ -87,7 +88,7 @@ final class RedisSessionStore implements SessionStore {
 
   @Override
   public Session byTicket(String ticket, long now) {
-    return read(line.evalSessions(Op.SESSION_TICKET, ticket), 0, now);
+    return read(scripts.evalSessions(Op.SESSION_TICKET, ticket), 0, now);
   }
 
   @Override
@@ -97,7 +98,7 @@ final class RedisSessionStore implements SessionStore {
       return current; // Redis holds this expiry or a later one: it would not slide either
     }
     List<Object> r =
-        line.evalSessions(Op.SESSION_RENEW, s.id(), Long.toString(now), Long.toString(duration));
+        scripts.evalSessions(Op.SESSION_RENEW, s.id(), Long.toString(now), Long.toString(duration));
     long e = Replies.code(r);
     if (e >= 0) {
       s.observe(e);
@@ -119,8 +120,9 @@ final class RedisSessionStore implements SessionStore {
 
   private boolean end(Session s, long now, String onlyIfExpired) {
     copies.remove(s.id()); // also when another won: a renewal elsewhere is read afresh next time
-    List<Object> r = line.evalSessions(Op.SESSION_END, s.id(), Long.toString(now), onlyIfExpired);
-    line.track(r);
+    List<Object> r =
+        scripts.evalSessions(Op.SESSION_END, s.id(), Long.toString(now), onlyIfExpired);
+    scripts.track(r);
     if (Replies.code(r) != 1) {
       return false;
     }
@@ -133,8 +135,8 @@ final class RedisSessionStore implements SessionStore {
     List<String> ended = new ArrayList<>();
     List<Object> r;
     do {
-      r = line.evalSessions(Op.SESSION_SWEEP, Long.toString(now), Integer.toString(SWEEP_STEP));
-      line.track(r);
+      r = scripts.evalSessions(Op.SESSION_SWEEP, Long.toString(now), Integer.toString(SWEEP_STEP));
+      scripts.track(r);
       for (int i = COUNTERS; i < r.size(); i++) {
         String id = (String) r.get(i);
         ended.add(id);
@@ -175,8 +177,8 @@ final class RedisSessionStore implements SessionStore {
 
   @Override
   public long newGeneration(long now, Consumer<String> ended) {
-    List<Object> r = line.evalSessions(Op.SESSION_GENERATION, Long.toString(now));
-    line.track(r);
+    List<Object> r = scripts.evalSessions(Op.SESSION_GENERATION, Long.toString(now));
+    scripts.track(r);
     copies.clear();
     long g = Replies.code(r);
     seenGeneration(g, now);
