@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Sends N batches of B random seen polls over one raw RESP connection (no client library),
+at most D batches in flight, and prints Redis main-thread CPU (INFO cpu) per poll.
+usage: driver.py PORT VARIANT N [B=20] [D=2]   VARIANT: baseline mirror live_a live_b live_c"""
+import random, socket, sys, time
+
+PORT, VAR, N = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+B = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+D = int(sys.argv[5]) if len(sys.argv) > 5 else 2
+ENTRIES = 1_000_000
+KEYS17 = ['room:{r}:meta', 'room:{r}:tk', 'room:{r}:k3', 'room:{r}:heads'] + \
+    ['room:{r}:k%d' % i for i in range(5, 17)] + ['room:{r}:log']
+KEYS17[8] = 'room:{r}:unseen'
+
+def enc(*args):
+    out = [b'*%d\r\n' % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b'$%d\r\n%s\r\n' % (len(a), a))
+    return b''.join(out)
+
+def token(i):
+    return '%016x%016x' % ((i * 2654435761) % 281474976710656, i)
+
+s = socket.create_connection(('127.0.0.1', PORT)); s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+buf = bytearray()
+recvd = [0]
+def recv():
+    d = s.recv(1 << 16); recvd[0] += len(d); return d
+def readline():
+    global buf
+    while True:
+        k = buf.find(b'\r\n')
+        if k >= 0:
+            line = bytes(buf[:k]); del buf[:k + 2]; return line
+        buf += recv()
+def readn(n):
+    global buf
+    while len(buf) < n + 2: buf += recv()
+    v = bytes(buf[:n]); del buf[:n + 2]; return v
+def reply():
+    line = readline(); t = line[:1]
+    if t == b'-': raise SystemExit('error: ' + line.decode())
+    if t in b'+:': return line[1:]
+    if t == b'$':
+        n = int(line[1:]); return None if n < 0 else readn(n)
+    if t == b'*':
+        n = int(line[1:]); return None if n < 0 else [reply() for _ in range(n)]
+def call(*a):
+    s.sendall(enc(*a)); return reply()
+
+sha = {}
+for v in ('baseline', 'mirror', 'live_a', 'live_c'):
+    sha[v] = call('SCRIPT', 'LOAD', open(__file__.rsplit('/', 1)[0] + '/%s.lua' % v).read()).decode()
+loglen = int(call('LLEN', KEYS17[16]))
+now0 = 1700000005000  # within the TTL of the records' LAST (load.lua: 1700000000000)
+rnd = random.Random()
+cmds = []
+for b in range(N):
+    toks = [token(rnd.randint(1, ENTRIES)) for _ in range(B)]
+    now = now0 + b
+    if VAR in ('baseline', 'mirror'):
+        # policy: ttl, grace (0: off), interval, cookieRefresh, offerTimeout (mirror: log index)
+        fifth = loglen - rnd.randint(0, 5) if VAR == 'mirror' else 60000
+        argv = [300000, 0, 4000, 60000, fifth]
+        for t in toks: argv += [t, now]
+        cmds.append(enc('EVALSHA', sha[VAR], 17, *KEYS17, *argv))
+    elif VAR == 'live_a':
+        cmds.append(enc('EVALSHA', sha[VAR], 2, KEYS17[1], 'room:{r}:live', now, *toks))
+    elif VAR == 'live_b':
+        argv = []
+        for t in toks: argv += [t, now]
+        cmds.append(enc('HSET', 'room:{r}:live', *argv))
+    elif VAR == 'live_c':
+        cmds.append(enc('EVALSHA', sha[VAR], 1, KEYS17[1], *toks))
+req_bytes = sum(len(c) for c in cmds)
+
+def cpu():
+    info = call('INFO', 'cpu').decode()
+    f = dict(l.split(':', 1) for l in info.split('\r\n') if ':' in l)
+    return float(f['used_cpu_sys_main_thread']) + float(f['used_cpu_user_main_thread'])
+
+c0, t0 = cpu(), time.time()
+r0 = recvd[0]
+sent = got = 0
+rep_bytes_probe = None
+while got < N:
+    while sent < N and sent - got < D:
+        s.sendall(cmds[sent]); sent += 1
+    r = reply(); got += 1
+    if got == 1: rep_bytes_probe = r
+    if VAR in ('baseline', 'mirror') and (not isinstance(r, list) or len(r) < 3 * B or r[0] != b'1'):
+        raise SystemExit('poll left the fast path: %r' % (r,))
+t1, r1 = time.time(), recvd[0]
+c1 = cpu()
+polls = N * B
+print('%s polls=%d cpu_us_per_poll=%.2f wall_s=%.2f req_bytes_per_poll=%.1f reply_bytes_per_poll=%.1f reply_items=%d'
+      % (VAR, polls, (c1 - c0) * 1e6 / polls, t1 - t0, req_bytes / polls, (r1 - r0) / polls,
+         len(rep_bytes_probe) if isinstance(rep_bytes_probe, list) else 1))
