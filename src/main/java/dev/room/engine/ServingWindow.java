@@ -11,6 +11,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * slot), the waiting and ready counts, the allowance and the in-flight count, and hands free slots
  * to the first <em>present</em> waiters ({@link #rebalance}), offers, lapses offers and admits.
  *
+ * <p>Presence. A waiting ticket is present or {@linkplain Ticket#away away}. Away tickets are the
+ * restored ones whose client has not polled since the import and the ones whose offer lapsed; they
+ * keep their place (and count in everyone's position) but a freed slot goes to the first
+ * <em>present</em> waiter, found through the index's present counts. A poll or claim makes a ticket
+ * present again; standing ahead, it is offered the next slot that frees (at once when one is free).
+ * A lapsed offer is not an ending: the ticket goes back to waiting at its own place.
+ *
  * <p>The counts and the allowance are volatile: the fast path reads them without the lock. Every
  * other method is called with the owning line's lock held; a path that queues a ticket publishes
  * the new waiting count before a slot it frees, so the lock-free fast path sees that someone waits.
@@ -372,6 +379,29 @@ final class ServingWindow {
     unlinkReady(t);
     t.state = Ticket.GONE;
     inFlight.incrementAndGet();
+  }
+
+  /**
+   * Makes {@code j} this line's journal and tells it what the line holds: every ready and waiting
+   * ticket as held, the capacity and the allowance.
+   */
+  void attach(LineJournal j) {
+    journal = j;
+    for (Ticket r = readyHead; r != null; r = r.right) {
+      held(r, LineJournal.READY);
+    }
+    journalWaiting();
+    j.record(LineJournal.CAPACITY, 0, 0, gate.capacity(), 0, 0);
+    j.record(LineJournal.ALLOWANCE, 0, 0, allowance, 0, 0);
+  }
+
+  /** Journals every waiting ticket as held: after a restore or with a new journal. */
+  void journalWaiting() {
+    index.forEach(Integer.MAX_VALUE, t -> held(t, 0));
+  }
+
+  private void held(Ticket t, long ready) {
+    journal.record(LineJournal.HELD, t.number, t.band, t.place, t.order, keyFlags(t) | ready);
   }
 
   /** {@code t}'s key flags for the journal. */
