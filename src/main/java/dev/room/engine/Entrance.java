@@ -56,7 +56,7 @@ final class Entrance {
       throw new IllegalArgumentException("allowance must not be negative, was " + allowance);
     }
     synchronized (lock) {
-      window.setAllowance(allowance, now);
+      window.allowance.set(allowance, now);
     }
   }
 
@@ -70,13 +70,13 @@ final class Entrance {
 
   void addAllowance(long n, long max, long now) {
     synchronized (lock) {
-      window.addAllowance(n, max, now);
+      window.allowance.add(n, max, now);
     }
   }
 
   void hold(boolean held, long now) {
     synchronized (lock) {
-      window.hold(held, now);
+      window.allowance.hold(held, now);
     }
   }
 
@@ -85,13 +85,13 @@ final class Entrance {
       throw new IllegalArgumentException("bad rate " + perSecond + " or burst " + burst);
     }
     synchronized (lock) {
-      return window.meter(perSecond, burst, now);
+      return window.allowance.meter(perSecond, burst, now);
     }
   }
 
   long refill(long now) {
     synchronized (lock) {
-      return window.refill(now);
+      return window.allowance.refill(now);
     }
   }
 
@@ -137,7 +137,7 @@ final class Entrance {
     gate.release();
     if (window.waiting() != 0) {
       synchronized (lock) {
-        window.rebalance(window.allowanceChangedAt());
+        window.rebalance(window.allowance.changedAt());
       }
     }
   }

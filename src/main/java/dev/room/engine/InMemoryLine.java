@@ -215,7 +215,7 @@ public final class InMemoryLine implements Line {
   @Override
   public int lapseAbsent(long now, Policy p) {
     synchronized (lock) {
-      return window.lapseAbsent(now, p.presenceWindow());
+      return window.absence.lapseAbsent(now, p.presenceWindow());
     }
   }
 
