@@ -6,9 +6,10 @@ import dev.room.spi.Policy;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The serving window: who may enter. It holds the ready list (tickets each holding one reserved
- * slot), the waiting and ready counts, the allowance and the in-flight count, and hands free slots
- * to the first <em>present</em> waiters ({@link #rebalance}), offers, lapses offers and admits.
+ * The serving window: who may enter. It holds the {@link ReadyList} (tickets each holding one
+ * reserved slot), the waiting count, the {@link Allowance} and the in-flight count, and hands free
+ * slots to the first <em>present</em> waiters ({@link #rebalance}), offers, lapses offers and
+ * admits.
  *
  * <p>Presence (a waiting ticket is present or away): see {@link Absence}.
  *
