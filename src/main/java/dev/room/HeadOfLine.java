@@ -2,11 +2,8 @@ package dev.room;
 
 import dev.room.Admission.Queued;
 import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -20,8 +17,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>Pace: a client within the {@linkplain #band band} of the front polls every second (the
  *       page's floor); further back soon enough to be in the band when the line reaches it. The
- *       front is the first client still polling ({@link #front}), not position 1: pages that
- *       stopped keep their places ahead of it until their tickets expire.
+ *       front is the first client still polling ({@link Front}), not position 1: pages that stopped
+ *       keep their places ahead of it until their tickets expire.
  *   <li>Held polls: a status request with {@code wait=1} from that band is held (Servlet async, no
  *       thread kept) for up to {@value #HOLD_MILLIS} ms and answered the moment its client is
  *       offered a slot: when a slot frees on this instance the held requests are re-polled in line
@@ -59,7 +56,7 @@ final class HeadOfLine {
   /** Re-polls of the held on the status path, at most this often (frees elsewhere, lapses). */
   private static final long WAKE_GAP_MILLIS = 50;
 
-  private final List<Held> held = new ArrayList<>(); // by key, front first; guarded by this
+  private final List<HeldPoll> held = new ArrayList<>(); // by key, front first; guarded by this
   private volatile int count;
   private volatile long wokenAt;
   private volatile long holdMillis = HOLD_MILLIS;
@@ -137,44 +134,16 @@ final class HeadOfLine {
     departed.increment();
   }
 
-  // The front: the first present client's position. Clients who stopped polling keep their places
-  // until their tickets expire, so at the front of a busy line hundreds of them stand ahead of the
-  // first one still there (the soak: 440 of 3,368 waiting, all near the front, where the line
-  // passes over them); a band counted from position 1 then held nobody alive, and the live front
-  // was offered between its polls, the slot idle until the next one. The band and the pace count
-  // from the frontmost position polled in the last one to two seconds (the front polls every
-  // second), seen on this instance.
-  private volatile long frontNow = Long.MAX_VALUE; // frontmost position polled in this second
-  private volatile long frontBefore = Long.MAX_VALUE; // ... in the second before
-  private volatile long frontSecond;
+  private final Front front = new Front(); // the first client still polling, seen here
 
   /** A waiting client polled at {@code position}. Racy by design: a lost update is harmless. */
   void observe(long position, long now) {
-    long second = now / FRONT_POLL_MILLIS;
-    if (second != frontSecond) {
-      frontBefore = second == frontSecond + 1 ? frontNow : Long.MAX_VALUE;
-      frontNow = Long.MAX_VALUE;
-      frontSecond = second;
-    }
-    if (position > 0 && position < frontNow) {
-      frontNow = position;
-    }
-  }
-
-  /** Where the first present client stands, 1 when nobody polled lately. */
-  long front(long now) {
-    long second = now / FRONT_POLL_MILLIS;
-    long last = frontSecond;
-    long f =
-        second == last
-            ? Math.min(frontNow, frontBefore)
-            : second == last + 1 ? frontNow : Long.MAX_VALUE;
-    return f == Long.MAX_VALUE ? 1 : f;
+    front.observe(position, now);
   }
 
   /** {@code position} counted from the first present client (1 for it and anyone ahead). */
   long fromFront(long position, long now) {
-    return position <= 0 ? position : Math.max(1, position - front(now) + 1);
+    return front.fromFront(position, now);
   }
 
   /** For tests: how long a request is held. */
@@ -195,7 +164,7 @@ final class HeadOfLine {
         || !req.isAsyncSupported()) {
       return false;
     }
-    Held h;
+    HeldPoll h;
     synchronized (this) {
       if (count >= band(room)) {
         return false;
@@ -213,7 +182,7 @@ final class HeadOfLine {
         // before a wake can see the request: from then on only the one holding it writes to it
         Cookies.sendTicket(req, res, room, q.token());
       }
-      h = new Held(room, req, res, ctx, q, position + departed.sum());
+      h = new HeldPoll(this, room, req, res, ctx, q, position + departed.sum());
       int i = held.size();
       while (i > 0 && held.get(i - 1).key > h.key) {
         i--;
@@ -227,7 +196,7 @@ final class HeadOfLine {
 
   /** Whether a request of {@code token}'s client is held. Caller holds the monitor. */
   private boolean holds(String token) {
-    for (Held h : held) {
+    for (HeldPoll h : held) {
       if (h.queued.token().equals(token)) {
         return true;
       }
@@ -259,7 +228,7 @@ final class HeadOfLine {
     int i = 0;
     boolean rekeyed = false;
     for (int misses = 0; misses <= LOOKAHEAD; ) {
-      Held h;
+      HeldPoll h;
       synchronized (this) {
         if (i >= held.size()) {
           break;
@@ -289,7 +258,7 @@ final class HeadOfLine {
   /** Insertion sort by key: the list is sorted but for the few re-keyed; allocates nothing. */
   private synchronized void resort() {
     for (int i = 1; i < held.size(); i++) {
-      Held h = held.get(i);
+      HeldPoll h = held.get(i);
       int j = i;
       while (j > 0 && held.get(j - 1).key > h.key) {
         held.set(j, held.get(j - 1));
@@ -309,120 +278,9 @@ final class HeadOfLine {
     }
   }
 
-  private synchronized void remove(Held h) {
+  /** Drops {@code h} from the held list: it was answered or ended. */
+  synchronized void remove(HeldPoll h) {
     held.remove(h);
     count = held.size();
-  }
-
-  /** One held status request; answered once, by a wake or its timeout, whichever comes first. */
-  private final class Held implements AsyncListener {
-    final WaitingRoom room;
-    final HttpServletRequest req;
-    final HttpServletResponse res;
-    final AsyncContext ctx;
-    final Queued queued; // where it stood when held: a timeout answers with it if the line fails
-    long key; // its place in the held list (see departed); guarded by HeadOfLine.this
-    private boolean answered; // guarded by this
-
-    Held(
-        WaitingRoom room,
-        HttpServletRequest req,
-        HttpServletResponse res,
-        AsyncContext ctx,
-        Queued queued,
-        long key) {
-      this.room = room;
-      this.req = req;
-      this.res = res;
-      this.ctx = ctx;
-      this.queued = queued;
-      this.key = key;
-    }
-
-    /**
-     * Polls for it; answers and returns -1 unless it still waits, else returns its position now.
-     * Under the monitor, as every use of the request: once answered it is never read again.
-     */
-    synchronized long answerIfOffered() {
-      if (answered) {
-        return -1;
-      }
-      Admission a;
-      try {
-        a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
-      } catch (RuntimeException e) {
-        a = queued; // the line is out of reach: where it stood when held, as a timeout answers
-      }
-      if (a instanceof Queued q && q.waiting() && a != queued) {
-        observe(q.position(), room.clock().millis());
-        if (q.refreshCookies()) {
-          // the line counts the cookies sent by this poll: the held response carries them
-          Cookies.sendTicket(req, res, room, q.token());
-        }
-        return q.position();
-      }
-      answer(a);
-      return -1;
-    }
-
-    /** Answers with {@code a} and completes. Caller holds the monitor. */
-    private void answer(Admission a) {
-      remove(this);
-      answered = true;
-      try {
-        StatusEndpoint.answer(room, req, res, a, true);
-      } catch (IOException | RuntimeException e) {
-        // the client went away meanwhile: nothing to answer
-      } finally {
-        try {
-          ctx.complete();
-        } catch (IllegalStateException e) {
-          // already completed by the container (an error)
-        }
-      }
-    }
-
-    @Override
-    public synchronized void onTimeout(AsyncEvent event) {
-      if (answered) {
-        return;
-      }
-      // Polled again, so the client counts as heard from when its hold ended, not when it began:
-      // a page whose next poll comes a little late after a full hold is not silent for the whole
-      // presence window and passed over (the soak on a loaded machine). The poll also tells an
-      // offer a wake missed. The page's next poll, at once, is too soon after this one: it is held
-      // again while there is room in the band, else answered 429 with a second's Retry-After.
-      Admission a;
-      try {
-        a = Gatekeeper.status(room, req, ServletVisitor.INSTANCE);
-      } catch (RuntimeException e) {
-        a = queued; // the line is out of reach: where it stood when held
-      }
-      if (!answered) { // the poll may have freed a slot, and the wake it asked for answered this
-        answer(a);
-      }
-    }
-
-    @Override
-    public synchronized void onError(AsyncEvent event) {
-      remove(this);
-      if (!answered) {
-        answered = true;
-        try {
-          ctx.complete();
-        } catch (IllegalStateException e) {
-          // completed meanwhile
-        }
-      }
-    }
-
-    @Override
-    public synchronized void onComplete(AsyncEvent event) {
-      answered = true; // completed by the container itself (a shutdown): never written again
-      remove(this);
-    }
-
-    @Override
-    public void onStartAsync(AsyncEvent event) {}
   }
 }

@@ -110,13 +110,26 @@ final class IdentityBook {
     bound.forEach((t, hash) -> holders.put(hash, t));
   }
 
-  /** Live bindings, for invariant checks. */
-  int size() {
-    return holders.size();
-  }
-
-  /** Bound tickets, for invariant checks: both directions agree on each. */
-  int boundTickets() {
-    return identityOf.size();
+  /**
+   * Checks that each ticket in {@code tokens} bound to an identity is that identity's holder, and
+   * that no binding outlived its ticket; for tests.
+   *
+   * @throws IllegalStateException naming the first invariant that does not hold
+   */
+  void checkInvariants(TokenTable tokens) {
+    int[] bound = {0};
+    tokens.forEach(
+        t -> {
+          String identity = of(t);
+          if (identity != null) {
+            if (holder(identity) != t) {
+              throw new IllegalStateException("a ticket's identity is not bound to it");
+            }
+            bound[0]++;
+          }
+        });
+    if (bound[0] != holders.size() || bound[0] != identityOf.size()) {
+      throw new IllegalStateException("an identity is bound to a ticket that ended");
+    }
   }
 }

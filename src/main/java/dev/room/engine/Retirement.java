@@ -100,7 +100,7 @@ final class Retirement {
         window.journal.record(LineJournal.EXPIRE, t.number, 0, 0, 0, 0);
         retireQuietly(t);
         retired++;
-      } else if (window.passOver(t, now)) {
+      } else if (window.absence.passOver(t, now)) {
         continue;
       } else if (window.tryReserve()) {
         window.offer(t, now);

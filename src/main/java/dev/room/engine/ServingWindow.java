@@ -1,15 +1,17 @@
 package dev.room.engine;
 
-import dev.room.spi.Line;
 import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The serving window: who may enter. It holds the ready list (tickets each holding one reserved
- * slot), the waiting and ready counts, the allowance and the in-flight count, and hands free slots
- * to the first <em>present</em> waiters ({@link #rebalance}), offers, lapses offers and admits.
+ * The serving window: who may enter. It holds the {@link ReadyList} (tickets each holding one
+ * reserved slot), the waiting count, the {@link Allowance} and the in-flight count, and hands free
+ * slots to the first <em>present</em> waiters ({@link #rebalance}), offers, lapses offers and
+ * admits.
+ *
+ * <p>Presence (a waiting ticket is present or away): see {@link Absence}.
  *
  * <p>The counts and the allowance are volatile: the fast path reads them without the lock. Every
  * other method is called with the owning line's lock held; a path that queues a ticket publishes
@@ -22,14 +24,14 @@ final class ServingWindow {
   private final TicketCounter counter;
   private final AtomicInteger inFlight = new AtomicInteger();
 
-  private Ticket readyHead;
-  private Ticket readyTail;
+  private final ReadyList readyList = new ReadyList();
   private volatile long waitingCount;
-  private volatile long readyCount;
-  private volatile long allowance = Line.UNLIMITED;
-  private volatile long allowanceChangedAt;
-  private boolean held; // Line.hold: the allowance is 0 and stays so until the hold is lifted
-  private final RateBucket bucket = new RateBucket(); // Line.meter: the admission rate
+
+  /** The allowance, its hold and its rate; the line's settings reach it through here. */
+  final Allowance allowance = new Allowance(this);
+
+  /** Who is passed over as absent (issue 16: keep the origin busy). */
+  final Absence absence;
 
   /** The admission log's view of the line; guarded by the line's lock like the rest. */
   LineJournal journal = LineJournal.NONE;
@@ -39,6 +41,7 @@ final class ServingWindow {
     this.index = index;
     this.tokens = tokens;
     this.counter = counter;
+    this.absence = new Absence(this, index);
   }
 
   long waiting() {
@@ -46,7 +49,7 @@ final class ServingWindow {
   }
 
   long ready() {
-    return readyCount;
+    return readyList.count();
   }
 
   int inFlight() {
@@ -54,118 +57,17 @@ final class ServingWindow {
   }
 
   long allowance() {
-    return allowance;
-  }
-
-  /** When the allowance last changed; stands in for now when the fast path gives a slot back. */
-  long allowanceChangedAt() {
-    return allowanceChangedAt;
+    return allowance.value();
   }
 
   /** The first ready ticket (the rest follow through {@link Ticket#right}), or null. */
   Ticket firstReady() {
-    return readyHead;
-  }
-
-  void setAllowance(long allowance, long now) {
-    if (held) {
-      return;
-    }
-    bucket.stop(); // an allowance set outright replaces the rate
-    this.allowance = allowance;
-    allowanceChangedAt = now;
-    journal.record(LineJournal.ALLOWANCE, 0, 0, allowance, 0, 0);
-    rebalance(now);
-  }
-
-  /**
-   * {@link Line#hold}: while held the allowance is 0 and neither set nor refilled; once lifted it
-   * stays 0 until set.
-   */
-  void hold(boolean hold, long now) {
-    if (hold && !held) {
-      bucket.bank(bucket.metered() ? allowance : 0); // a metered line keeps its bucket's content
-      if (allowance != 0) {
-        allowance = 0;
-        journal.record(LineJournal.ALLOWANCE, 0, 0, 0, 0, 0);
-      }
-      allowanceChangedAt = now;
-    } else if (!hold && held && bucket.metered()) {
-      held = false;
-      store(bucket.banked(), now);
-      bucket.bank(0);
-    }
-    held = hold;
-  }
-
-  // rate bucket (u1-rate)
-  /** {@link Line#meter}: the bucket is this window's; its content is the allowance unless held. */
-  long meter(double perSecond, long burst, long now) {
-    if (!(perSecond > 0)) {
-      if (bucket.metered()) {
-        bucket.stop();
-        if (!held) {
-          store(Line.UNLIMITED, now);
-        }
-      }
-      return Long.MAX_VALUE;
-    }
-    if (bucket.metered()) {
-      store(bucket.change(perSecond, burst, bucket.accrue(content(), now)), now);
-    } else {
-      bucket.start(perSecond, burst, now);
-      store(burst, now); // a new bucket starts full
-    }
-    return bucket.nextAt();
-  }
-
-  /** {@link Line#refill}: adds what accrued since the last refill, by whichever room. */
-  long refill(long now) {
-    if (!bucket.metered()) {
-      return Long.MAX_VALUE;
-    }
-    store(bucket.accrue(content(), now), now);
-    return bucket.nextAt();
-  }
-
-  private long content() {
-    return held ? bucket.banked() : allowance;
-  }
-
-  /** Puts {@code content} in the bucket: the allowance, or set aside while held. */
-  private void store(long content, long now) {
-    if (held) {
-      bucket.bank(content);
-      return;
-    }
-    if (content != allowance) {
-      allowance = content;
-      allowanceChangedAt = now;
-      journal.record(LineJournal.ALLOWANCE, 0, 0, content, 0, 0);
-      rebalance(now);
-    }
-  }
-
-  // end rate bucket
-
-  void addAllowance(long n, long max, long now) {
-    if (held) {
-      return;
-    }
-    long a = allowance;
-    if (a != Line.UNLIMITED && a < max && n > 0) {
-      allowance = a + Math.min(n, max - a);
-      allowanceChangedAt = now;
-      journal.record(LineJournal.ALLOWANCE, 0, 0, allowance, 0, 0);
-    }
-    rebalance(now);
+    return readyList.first();
   }
 
   /** Counts in an admission whose slot was just taken, using one of a limited allowance. */
   void enterMetered() {
-    if (allowance != Line.UNLIMITED) {
-      allowance--;
-    }
+    allowance.take();
     inFlight.incrementAndGet();
     journal.record(LineJournal.ENTER, 0, 0, 0, 0, 0);
   }
@@ -213,12 +115,12 @@ final class ServingWindow {
 
   /**
    * Hands free slots to the first present waiters, as far as the allowance goes; a waiter silent
-   * for the presence window is passed over on the way ({@link #passOver}).
+   * for the presence window is passed over on the way ({@link Absence#passOver}).
    */
   void rebalance(long now) {
-    while (allowance > 0 && index.present() > 0 && gate.available() > 0) {
+    while (allowance.value() > 0 && index.present() > 0 && gate.available() > 0) {
       Ticket t = index.firstPresent();
-      if (passOver(t, now)) {
+      if (absence.passOver(t, now)) {
         continue;
       }
       if (!gate.tryAcquire()) {
@@ -228,79 +130,26 @@ final class ServingWindow {
     }
   }
 
-  // ── Absence (issue 16: keep the origin busy) ───────────────────────────
-
-  private long presenceWindow; // Line.lapseAbsent puts it in force; 0 = off
-
-  /**
-   * Turns waiting {@code t} away when its client was silent for the presence window: a slot offered
-   * to a page that stopped polling sits idle until the offer lapses. It keeps its place; its next
-   * poll makes it present again, and standing ahead it gets the next slot that frees.
-   */
-  boolean passOver(Ticket t, long now) {
-    if (presenceWindow <= 0 || now - t.lastActivity < presenceWindow) {
-      return false;
-    }
-    journal.record(LineJournal.ABSENT, t.number, 0, t.lastActivity, presenceWindow, 0);
-    index.setAway(t, true);
-    return true;
-  }
-
-  /**
-   * {@link Line#lapseAbsent}: puts the window in force, lapses the offers whose clients were not
-   * told and have been silent for it (each waits again, away, at its own place) and hands their
-   * slots on. Walks the ready list, at most capacity long. Returns how many lapsed.
-   */
-  int lapseAbsent(long now, long window) {
-    presenceWindow = Math.max(0, window);
-    int lapsed = 0;
-    if (presenceWindow > 0) {
-      for (Ticket r = readyHead; r != null; ) {
-        Ticket next = r.right;
-        if (!r.told() && now - r.lastActivity >= presenceWindow) {
-          journal.record(LineJournal.ABSENT, r.number, 0, r.lastActivity, presenceWindow, 0);
-          lapse(r, true);
-          lapsed++;
-        }
-        r = next;
-      }
-    }
-    if (lapsed > 0 || (index.present() > 0 && gate.available() > 0)) {
-      rebalance(now);
-    }
-    return lapsed;
-  }
-
   /**
    * After an import: nothing is in flight and nobody has polled yet, so the first in line are
    * offered the free slots, away or not; an offer to an away client lapses after the {@linkplain
    * Policy#awayOfferWindow() shorter window}.
    */
   void offerFirst(long now) {
-    while (allowance > 0 && waitingCount > 0 && gate.tryAcquire()) {
+    while (allowance.value() > 0 && waitingCount > 0 && gate.tryAcquire()) {
       offer(index.first(), now);
     }
   }
 
   /** Turns waiting {@code t} ready, holding a slot already taken from the gate. */
   void offer(Ticket t, long now) {
-    if (allowance != Line.UNLIMITED) {
-      allowance--;
-    }
+    allowance.take();
     journal.record(LineJournal.OFFER, t.number, 0, 0, 0, t.away() ? LineJournal.AWAY : 0);
     dequeue(t);
     t.state = Ticket.READY;
     t.readyAt = now;
     t.told(false);
-    t.left = readyTail;
-    t.right = null;
-    if (readyTail == null) {
-      readyHead = t;
-    } else {
-      readyTail.right = t;
-    }
-    readyTail = t;
-    readyCount++;
+    readyList.add(t);
   }
 
   /** Whether ready {@code t}'s offer has lapsed. */
@@ -374,6 +223,29 @@ final class ServingWindow {
     inFlight.incrementAndGet();
   }
 
+  /**
+   * Makes {@code j} this line's journal and tells it what the line holds: every ready and waiting
+   * ticket as held, the capacity and the allowance.
+   */
+  void attach(LineJournal j) {
+    journal = j;
+    for (Ticket r = readyList.first(); r != null; r = r.right) {
+      held(r, LineJournal.READY);
+    }
+    journalWaiting();
+    j.record(LineJournal.CAPACITY, 0, 0, gate.capacity(), 0, 0);
+    j.record(LineJournal.ALLOWANCE, 0, 0, allowance.value(), 0, 0);
+  }
+
+  /** Journals every waiting ticket as held: after a restore or with a new journal. */
+  void journalWaiting() {
+    index.forEach(Integer.MAX_VALUE, t -> held(t, 0));
+  }
+
+  private void held(Ticket t, long ready) {
+    journal.record(LineJournal.HELD, t.number, t.band, t.place, t.order, keyFlags(t) | ready);
+  }
+
   /** {@code t}'s key flags for the journal. */
   static long keyFlags(Ticket t) {
     return (t.promoted() ? LineJournal.TIED : 0) | (t.away() ? LineJournal.AWAY : 0);
@@ -386,19 +258,7 @@ final class ServingWindow {
 
   /** Takes ready {@code t} off the ready list; its slot stays taken until the caller frees it. */
   void unlinkReady(Ticket t) {
-    if (t.left == null) {
-      readyHead = t.right;
-    } else {
-      t.left.right = t.right;
-    }
-    if (t.right == null) {
-      readyTail = t.left;
-    } else {
-      t.right.left = t.left;
-    }
-    t.left = null;
-    t.right = null;
-    readyCount--;
+    readyList.remove(t);
   }
 
   /**
@@ -407,19 +267,13 @@ final class ServingWindow {
    * @throws IllegalStateException naming the first invariant that does not hold
    */
   void checkInvariants() {
-    long ready = 0;
-    for (Ticket r = readyHead; r != null; r = r.right) {
-      require(r.state == Ticket.READY, "ready list holds a ticket that is not READY");
-      require(tokens.get(r.hi, r.lo) == r, "a ready ticket is missing from the token store");
-      ready++;
-    }
-    require(ready == readyCount, "ready count " + readyCount + " != ready list " + ready);
+    readyList.checkInvariants(tokens);
     index.checkStructure();
     require(index.size() == waitingCount, "index " + index.size() + " != waiting " + waitingCount);
-    require(tokens.size() == waitingCount + readyCount, "token store size mismatch");
+    require(tokens.size() == waitingCount + readyList.count(), "token store size mismatch");
     String table = tokens.check();
     require(table == null, "token store broken: " + table);
-    for (Ticket r = readyHead; r != null; r = r.right) {
+    for (Ticket r = readyList.first(); r != null; r = r.right) {
       require(!(r.away() && r.told()), "a ready ticket is away although its client was told");
     }
     long[] present = {0};
@@ -431,15 +285,14 @@ final class ServingWindow {
         });
     require(
         present[0] == index.present(), "present count " + index.present() + " != " + present[0]);
-    int held = inFlight.get() + (int) readyCount;
+    int held = inFlight.get() + (int) readyList.count();
     require(
         gate.available() == gate.capacity() - held,
         "free slots " + gate.available() + " != capacity - held " + (gate.capacity() - held));
     require(
-        index.present() == 0 || allowance == 0 || gate.available() <= 0,
+        index.present() == 0 || allowance.value() == 0 || gate.available() <= 0,
         "a slot is free while present clients wait and the allowance allows");
-    require(allowance >= 0, "negative allowance");
-    bucket.checkInvariants(allowance, this.held);
+    allowance.checkInvariants();
     require(inFlight.get() >= 0, "negative in-flight");
   }
 
