@@ -219,34 +219,38 @@ final class Site implements AutoCloseable {
         pollsStarted.incrementAndGet();
       }
       chain.doFilter(request, res);
-      if (status) {
-        polls.incrementAndGet();
-      }
       if (status && req.isAsyncStarted()) {
         // a held poll (HeadOfLine) is answered later, by a wake or its timeout's own poll, which
-        // may be the one that re-sends the cookie: count it when the response is complete
-        req.getAsyncContext().addListener(new CountRefresh(res));
-      } else if (res.ticketSent.get()) {
-        if (status) {
-          refreshes.incrementAndGet();
-        } else if (accepts(req, "text/html")) {
-          pages.incrementAndGet();
-        }
+        // may be the one that re-sends the cookie: it is served when its response is complete
+        req.getAsyncContext().addListener(new CountPoll(res));
+      } else if (status) {
+        served(res);
+      } else if (res.ticketSent.get() && accepts(req, "text/html")) {
+        pages.incrementAndGet();
       }
     }
 
-    private final class CountRefresh implements AsyncListener {
+    /**
+     * A poll served: its refresh is counted before the poll, so that a test that saw the poll
+     * served (polledAgain) also sees the refresh it brought.
+     */
+    private void served(TicketCookieSpy res) {
+      if (res.ticketSent.get()) {
+        refreshes.incrementAndGet();
+      }
+      polls.incrementAndGet();
+    }
+
+    private final class CountPoll implements AsyncListener {
       private final TicketCookieSpy res;
 
-      CountRefresh(TicketCookieSpy res) {
+      CountPoll(TicketCookieSpy res) {
         this.res = res;
       }
 
       @Override
       public void onComplete(AsyncEvent event) {
-        if (res.ticketSent.get()) {
-          refreshes.incrementAndGet();
-        }
+        served(res);
       }
 
       @Override
