@@ -49,9 +49,20 @@ def reply():
 def call(*a):
     s.sendall(enc(*a)); return reply()
 
-sha = {}
-for v in ('baseline', 'mirror', 'live_a', 'live_c'):
-    sha[v] = call('SCRIPT', 'LOAD', open(__file__.rsplit('/', 1)[0] + '/%s.lua' % v).read()).decode()
+HERE = __file__.rsplit('/', 1)[0]
+ZRANK = ("redis.call('ZRANK', hHeads, string.format('%08x%016x', 2147483647 - band, place)) + 1")
+
+def mirror(baseline):
+    """MIRROR is BASELINE without the ZRANK (the instance ranks from its mirror of heads), reading
+    the change log instead: LRANGE KEYS[17] from ARGV[5], the instance's last-seen log index."""
+    assert baseline.count(ZRANK) == 1 and baseline.rstrip().endswith('return hOut')
+    body = baseline.replace(ZRANK, '0 -- position from the instance\'s mirror of heads')
+    return body.rstrip()[:-len('return hOut')] + (
+        "hOut[#hOut + 1] = redis.call('LRANGE', KEYS[17], tonumber(ARGV[5]), -1)\nreturn hOut\n")
+
+src = {v: open('%s/%s.lua' % (HERE, v)).read() for v in ('baseline', 'live_a', 'live_c')}
+src['mirror'] = mirror(src['baseline'])
+sha = {v: call('SCRIPT', 'LOAD', text).decode() for v, text in src.items()}
 loglen = int(call('LLEN', KEYS17[16]))
 now0 = 1700000005000  # within the TTL of the records' LAST (load.lua: 1700000000000)
 rnd = random.Random()
