@@ -6,7 +6,7 @@
 -- runs atomically. The rules are the in-memory line's (dev.room.engine.InMemoryLine
 -- and its parts): only the storage differs.
 --
--- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..17]):
+-- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..21]):
 --   meta    hash  cap, inflight, counter, rseq, gen, used, resumed, issued (the latest issuedAt)
 --                 allow and hold (lib/window.lua), the rate bucket's rate, burst, rlast, rcarry,
 --                 rbank (lib/bucket.lua)
@@ -33,6 +33,9 @@
 --   ids     hash  identity hash -> token of the live ticket it holds (one place per identity;
 --                 lib/identity.lua); meta's isalt is the room's salt
 --   moved   zset  tokens whose place moved to another device (the identity joined there), by when
+--   live    hash  (reserved for the record's poll fields)
+--   hbits, hcnt, hsup  the rank index of band 0's tie groups (lib/rank.lua): a bitmap by place,
+--                 group counts per 4096 places and per 32 of those; meta's hx: the index is whole
 --
 -- Presence: a waiting ticket is present or away (record field AWAY). Away tickets are restored ones
 -- not heard from since the import and ones whose offer lapsed; they keep their place (positions
@@ -47,8 +50,9 @@ local META, TK, LINE, HEADS, GSIZE, READYQ, RDYAT, ACT, UNSEEN, PASSES, LEASES, 
   KEYS[11], KEYS[12], KEYS[13]
 local HERE, AOFF = KEYS[14], KEYS[15]
 local IDS, MOVED = KEYS[16], KEYS[17]
--- A restore's staging keys follow the shared ones: KEYS[STAGED + 1 .. STAGED + 8].
-local STAGED = 17
+local LIVE, HBITS, HCNT, HSUP = KEYS[18], KEYS[19], KEYS[20], KEYS[21]
+-- A restore's staging keys follow the shared ones: KEYS[STAGED + 1 .. STAGED + NSTAGED].
+local STAGED, NSTAGED = 21, 11
 
 -- Ticket record fields.
 local NUMBER, BAND, PLACE, ORDER, RANK, ISSUED, LAST, LASTPOLL, COOKIES, READYAT, STATE = 1, 2, 3,

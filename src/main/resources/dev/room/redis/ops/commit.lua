@@ -1,18 +1,18 @@
 -- commit: mirrors LineRestore.run (RedisLine.restore) / InMemoryLine.restore.
--- KEYS: the room's 17 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
--- KEYS[STAGED + 1..8] as for stage. ARGV: now, the largest place or order restored, the identity
+-- KEYS: the room's 21 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
+-- KEYS[STAGED + 1..NSTAGED] as for stage. ARGV: now, the largest place or order restored, the identity
 -- salt ('' = none). Swaps the
 -- staging keys in, all at once, unless the line was used meanwhile (returns -1). Every restored
 -- ticket is away; the first in line are offered the free slots.
 local now, maxKey = tonumber(ARGV[1]), tonumber(ARGV[2])
 if metaNum('used') == 1 then
-  for k = STAGED + 1, STAGED + 8 do
+  for k = STAGED + 1, STAGED + NSTAGED do
     redis.call('DEL', KEYS[k])
   end
   return reply(-1, 0, 0)
 end
-local live = {TK, LINE, HEADS, GSIZE, ACT, UNSEEN, PASSES, IDS}
-for k = 1, 8 do
+local live = {TK, LINE, HEADS, GSIZE, ACT, UNSEEN, PASSES, IDS, HBITS, HCNT, HSUP}
+for k = 1, NSTAGED do
   if redis.call('EXISTS', KEYS[STAGED + k]) == 1 then
     redis.call('RENAME', KEYS[STAGED + k], live[k])
     redis.call('PERSIST', live[k])
@@ -20,7 +20,7 @@ for k = 1, 8 do
     redis.call('DEL', live[k])
   end
 end
-redis.call('DEL', READYQ, RDYAT, HERE, AOFF, MOVED)
+redis.call('DEL', READYQ, RDYAT, HERE, AOFF, MOVED, LIVE)
 if ARGV[3] and ARGV[3] ~= '' then
   redis.call('HSET', META, 'isalt', ARGV[3])
 else
@@ -32,5 +32,6 @@ end
 redis.call('HSET', META, 'used', 1)
 redis.call('HSET', META, 'hv', 1)
 redis.call('HSET', META, 'hs', 1) -- staged groups were scored (lib/record.lua)
+redis.call('HSET', META, 'hx', 1) -- and indexed (lib/rank.lua)
 offerFirst(now)
 return reply(redis.call('HLEN', TK), 0, 0)

@@ -1,6 +1,6 @@
 -- polls: a batch of status polls, each as RedisLine.poll / InMemoryLine.poll (lib/poll.lua), in
 -- one script: the polls of one instance that were waiting for Redis together (PollBatch).
--- KEYS: the room's 17 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 21 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: ttl, grace, pollInterval, cookieRefresh, offerTimeout, then a token and its now per poll.
 -- Returns kind, position, flags per poll, in the order sent.
 --
