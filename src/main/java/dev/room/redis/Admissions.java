@@ -25,23 +25,17 @@ final class Admissions {
   private final boolean failOpen;
   private final PollBatch polls; // null: one script a poll (ops/poll.lua)
 
-  Admissions(
-      LineScripts scripts,
-      InstanceLease lease,
-      Recovery recovery,
-      InstantSource clock,
-      boolean failOpen) {
-    this(scripts, lease, recovery, clock, failOpen, true);
-  }
-
+  /**
+   * @param heads the copy of heads that batched polls rank band 0 with; null: one script a poll
+   */
   Admissions(
       LineScripts scripts,
       InstanceLease lease,
       Recovery recovery,
       InstantSource clock,
       boolean failOpen,
-      boolean batchPolls) {
-    this.polls = batchPolls ? new PollBatch(scripts) : null;
+      HeadsMirror heads) {
+    this.polls = heads != null ? new PollBatch(scripts, heads) : null;
     this.scripts = scripts;
     this.lease = lease;
     this.recovery = recovery;

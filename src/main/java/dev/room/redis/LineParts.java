@@ -21,6 +21,7 @@ final class LineParts {
   final LineScripts scripts;
   final SharedLimits limits;
   final Recovery recovery;
+  final HeadsMirror heads; // null: one script a poll
   final Admissions admissions;
   final LineManagement management;
   final PassBook passes;
@@ -41,7 +42,8 @@ final class LineParts {
     this.scripts = new LineScripts(link, keys, this::wakeHeartbeat);
     this.limits = new SharedLimits(roomId, scripts);
     this.recovery = new Recovery(roomId);
-    this.admissions = new Admissions(scripts, lease, recovery, clock, s.failOpen, s.batchPolls);
+    this.heads = s.batchPolls ? new HeadsMirror(scripts, clock, roomId) : null;
+    this.admissions = new Admissions(scripts, lease, recovery, clock, s.failOpen, heads);
     this.management = new LineManagement(roomId, scripts);
     this.passes = new PassBook(link, keys, s.failOpen);
     this.archive = new LineArchive(scripts, passes);
@@ -56,6 +58,9 @@ final class LineParts {
 
   /** Stops the heartbeat and ends this instance's lease; slots it still holds return at once. */
   void close() {
+    if (heads != null) {
+      heads.close();
+    }
     heartbeat.close();
     try {
       lease.leave(clock.millis());
@@ -67,6 +72,9 @@ final class LineParts {
 
   /** Severs the connection without releasing anything, as a crashed instance would; for tests. */
   void crash() {
+    if (heads != null) {
+      heads.close();
+    }
     heartbeat.close();
     link.close();
   }

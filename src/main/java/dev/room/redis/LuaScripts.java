@@ -62,7 +62,9 @@ final class LuaScripts {
     PRESALE,
     HEALTH,
     // origin (issue 16): Line.lapseAbsent
-    ABSENT;
+    ABSENT,
+    // scale (issue 16): HeadsMirror's reads of heads
+    HEADS;
 
     /** The op's script, relative to this package. */
     String file() {

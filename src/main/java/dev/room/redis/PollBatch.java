@@ -39,12 +39,14 @@ final class PollBatch {
 
   private final LineScripts scripts;
   private final PollCommand command;
+  private final HeadsMirror heads;
   private final Object lock = new Object();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private int sending; // batches on their way; polls queue only while all IN_FLIGHT are
 
-  PollBatch(LineScripts scripts) {
+  PollBatch(LineScripts scripts, HeadsMirror heads) {
     this.scripts = scripts;
+    this.heads = heads;
     LuaScripts lua = scripts.link().scripts();
     this.command = new PollCommand(lua.sha(Op.POLLS), lua.source(Op.POLLS), scripts.keys().all());
   }
@@ -75,7 +77,13 @@ final class PollBatch {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    return me.result();
+    long outcome = me.result();
+    if (me.place >= 0) {
+      // the copy of heads could not rank it (replaced while the batch was out): Redis does
+      long position = Replies.num(scripts.eval(Op.HEADS, "rank", Long.toString(me.place)), 0);
+      outcome |= position; // answered with position 0
+    }
+    return outcome;
   }
 
   /**
@@ -99,12 +107,13 @@ final class PollBatch {
   }
 
   private void send(Pending[] batch) {
+    HeadsMirror.Since since = heads.since();
     try {
       scripts.evalAsync(
-          whole -> command.command(whole, batch[0].policy, batch, batch.length),
-          (reply, failure) -> answered(batch, reply, failure));
+          whole -> command.command(whole, batch[0].policy, since, batch, batch.length),
+          (reply, failure) -> answered(batch, since, reply, failure));
     } catch (RuntimeException e) {
-      answered(batch, null, e);
+      answered(batch, since, null, e);
     }
   }
 
@@ -112,7 +121,8 @@ final class PollBatch {
    * A batch's reply or failure: the next batch goes out first, so that Redis has it while this
    * one's polls are woken; a slot with nothing waiting is given back.
    */
-  private void answered(Pending[] batch, long[] reply, RuntimeException failure) {
+  private void answered(
+      Pending[] batch, HeadsMirror.Since since, long[] reply, RuntimeException failure) {
     Pending[] next = null;
     synchronized (lock) {
       if (queue.isEmpty()) {
@@ -124,13 +134,25 @@ final class PollBatch {
     if (next != null) {
       send(next);
     }
-    if (failure == null && (reply == null || reply.length < 3 * batch.length)) {
+    int at = 3 * batch.length; // the log for the copy of heads follows the polls
+    if (failure == null
+        && (reply == null || reply.length < at + 4 || reply.length < at + 4 + 3 * reply[at + 2])) {
       failure = new IllegalStateException("the polls script answered too few polls");
     }
+    boolean ranks = failure == null && heads.apply(since, reply, at);
     for (int i = 0; i < batch.length; i++) {
       Pending p = batch[i];
       if (failure == null) {
-        p.outcome = Replies.outcome(reply[3 * i], reply[3 * i + 1], reply[3 * i + 2]);
+        long position = reply[3 * i + 1];
+        if (position < 0) { // band 0's group at place -position - 1, for the copy to rank
+          long place = -position - 1;
+          position = ranks ? heads.position(since, place) : -1;
+          if (position < 0) {
+            p.place = place;
+            position = 0;
+          }
+        }
+        p.outcome = Replies.outcome(reply[3 * i], position, reply[3 * i + 2]);
       } else {
         p.failure = failure;
       }
@@ -150,6 +172,7 @@ final class PollBatch {
     final Thread thread;
     volatile boolean done;
     long outcome;
+    long place = -1; // a deferred position that the copy of heads could not rank
     RuntimeException failure;
 
     Pending(long hi, long lo, long now, Policy policy, Thread thread) {

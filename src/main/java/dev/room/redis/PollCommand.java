@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The {@code ops/polls.lua} call of one batch, built from bytes made once: the script's SHA (and
- * source), the room's 21 keys once per line, the policy's five arguments once per policy, each
+ * source), the room's 19 keys once per line, the policy's five arguments once per policy, each
  * token's hex once per poll (from its two longs, no {@code String}), and each time written as a
  * number. Lettuce's own EVALSHA of {@code String}s encoded every key and argument again for every
  * batch and decoded the reply into a list of boxed longs; here the reply is read into a {@code
@@ -56,15 +56,17 @@ final class PollCommand {
   }
 
   /**
-   * The command for the first {@code n} polls of {@code batch}, all under {@code policy}: EVALSHA,
-   * or EVAL with the whole script when {@code whole}.
+   * The command for the first {@code n} polls of {@code batch}, all under {@code policy}, from a
+   * copy of heads at {@code since}: EVALSHA, or EVAL with the whole script when {@code whole}.
    */
-  RedisCommand<byte[], byte[], long[]> command(boolean whole, Policy policy, Poll[] batch, int n) {
+  RedisCommand<byte[], byte[], long[]> command(
+      boolean whole, Policy policy, HeadsMirror.Since since, Poll[] batch, int n) {
     CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE);
     args.add(whole ? source : sha).add(keys.length).addKeys(keys);
     for (byte[] a : policyArgs(policy)) {
       args.add(a);
     }
+    args.add(since.seq()).add(since.epoch()).add(since.gen());
     for (int i = 0; i < n; i++) {
       args.add(batch[i].token()).add(batch[i].now());
     }

@@ -112,6 +112,11 @@ public final class RedisLine extends DelegatingLine implements Line {
     return parts.lease;
   }
 
+  /** The copy of heads batched polls rank with; null when polls go one script each. */
+  HeadsMirror heads() {
+    return parts.heads;
+  }
+
   RedisLink link() {
     return parts.link;
   }

@@ -10,12 +10,12 @@ final class RoomKeys {
   /** The keys every script receives, in the order the scripts' {@code lib/keys.lua} names them. */
   private static final String[] NAMES = {
     "meta", "tk", "line", "heads", "gsize", "ready", "rdyat", "act", "unseen", "passes", "leases",
-    "held", "owners", "here", "aoff", "ids", "moved", "live", "hbits", "hcnt", "hsup"
+    "held", "owners", "here", "aoff", "ids", "moved", "live", "hlog"
   };
 
   /** The restore staging keys, in the order the stage and commit scripts expect them. */
   private static final String[] STAGED = {
-    "tk", "line", "heads", "gsize", "act", "unseen", "passes", "ids", "hbits", "hcnt", "hsup"
+    "tk", "line", "heads", "gsize", "act", "unseen", "passes", "ids"
   };
 
   /** The session store's keys, after the shared ones (lib/sessions.lua names them). */

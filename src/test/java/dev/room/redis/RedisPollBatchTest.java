@@ -238,16 +238,20 @@ class RedisPollBatchTest {
     return out;
   }
 
-  private static String[] batchArgs(Policy policy, String[] tokens, long now) {
-    String[] args = new String[5 + 2 * tokens.length];
+  /** The polls script's arguments, from no copy of heads (every position ranked by Redis). */
+  static String[] batchArgs(Policy policy, String[] tokens, long now) {
+    String[] args = new String[8 + 2 * tokens.length];
     args[0] = Long.toString(policy.ttl());
     args[1] = Long.toString(policy.firstPollGrace());
     args[2] = Long.toString(policy.pollInterval());
     args[3] = Long.toString(policy.cookieRefresh());
     args[4] = Long.toString(policy.readyTimeout());
+    args[5] = "-1";
+    args[6] = "0";
+    args[7] = "0";
     for (int i = 0; i < tokens.length; i++) {
-      args[5 + 2 * i] = tokens[i];
-      args[6 + 2 * i] = Long.toString(now);
+      args[8 + 2 * i] = tokens[i];
+      args[9 + 2 * i] = Long.toString(now);
     }
     return args;
   }

@@ -6,7 +6,7 @@
 -- runs atomically. The rules are the in-memory line's (dev.room.engine.InMemoryLine
 -- and its parts): only the storage differs.
 --
--- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..21]):
+-- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..19]):
 --   meta    hash  cap, inflight, counter, rseq, gen, used, resumed, issued (the latest issuedAt)
 --                 allow and hold (lib/window.lua), the rate bucket's rate, burst, rlast, rcarry,
 --                 rbank (lib/bucket.lua)
@@ -34,8 +34,10 @@
 --                 lib/identity.lua); meta's isalt is the room's salt
 --   moved   zset  tokens whose place moved to another device (the identity joined there), by when
 --   live    hash  (reserved for the record's poll fields)
---   hbits, hcnt, hsup  the rank index of band 0's tie groups (lib/rank.lua): a bitmap by place,
---                 group counts per 4096 places and per 32 of those; meta's hx: the index is whole
+--   hlog    list  the heads log: every tie group that joined or left heads since meta's htrim,
+--                 as sign, band, place (lib/order.lua's logHead); meta's hlgen counts the logs
+--                 begun anew (a restore's commit). Each instance ranks band 0 from its own copy
+--                 of heads, fed by this log (ops/polls.lua, HeadsMirror).
 --
 -- Presence: a waiting ticket is present or away (record field AWAY). Away tickets are restored ones
 -- not heard from since the import and ones whose offer lapsed; they keep their place (positions
@@ -50,9 +52,9 @@ local META, TK, LINE, HEADS, GSIZE, READYQ, RDYAT, ACT, UNSEEN, PASSES, LEASES, 
   KEYS[11], KEYS[12], KEYS[13]
 local HERE, AOFF = KEYS[14], KEYS[15]
 local IDS, MOVED = KEYS[16], KEYS[17]
-local LIVE, HBITS, HCNT, HSUP = KEYS[18], KEYS[19], KEYS[20], KEYS[21]
+local LIVE, HLOG = KEYS[18], KEYS[19]
 -- A restore's staging keys follow the shared ones: KEYS[STAGED + 1 .. STAGED + NSTAGED].
-local STAGED, NSTAGED = 21, 11
+local STAGED, NSTAGED = 19, 8
 
 -- Ticket record fields.
 local NUMBER, BAND, PLACE, ORDER, RANK, ISSUED, LAST, LASTPOLL, COOKIES, READYAT, STATE = 1, 2, 3,

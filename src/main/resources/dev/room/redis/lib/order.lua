@@ -1,5 +1,20 @@
 -- The line order: members of line and here, tie groups (heads, gsize), positions.
 
+-- The heads log (hlog, read by ops/polls.lua for each instance's HeadsMirror): one entry per tie
+-- group that joins or leaves heads. Entry i (from 0) of the list is change htrim + i + 1; the list
+-- keeps at least the last HLOG_KEEP changes, so a copy further behind starts over from heads.
+local HLOG_KEEP = 50000
+local function logHead(sign, band, place)
+  if HEADS ~= KEYS[4] then
+    return -- a restore's staging keys: its commit begins a new log
+  end
+  local n = redis.call('RPUSH', HLOG, struct.pack('>bi8i8', sign, band, place))
+  if n > 2 * HLOG_KEEP then
+    redis.call('LTRIM', HLOG, n - HLOG_KEEP, -1)
+    redis.call('HINCRBY', META, 'htrim', n - HLOG_KEEP)
+  end
+end
+
 local function enqueue(t, token)
   local g = group(t[BAND], t[PLACE])
   local m = g .. string.format('%016x', t[ORDER]) .. token
@@ -9,6 +24,7 @@ local function enqueue(t, token)
   end
   if redis.call('HINCRBY', GSIZE, g, 1) == 1 then
     redis.call('ZADD', HEADS, int(headScore(t[BAND], t[PLACE])), g)
+    logHead(1, t[BAND], t[PLACE])
   end
 end
 
@@ -20,6 +36,7 @@ local function dequeue(t, token)
   if redis.call('HINCRBY', GSIZE, g, -1) <= 0 then
     redis.call('HDEL', GSIZE, g)
     redis.call('ZREM', HEADS, g)
+    logHead(-1, t[BAND], t[PLACE])
   end
 end
 

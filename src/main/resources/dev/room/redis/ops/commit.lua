@@ -1,5 +1,5 @@
 -- commit: mirrors LineRestore.run (RedisLine.restore) / InMemoryLine.restore.
--- KEYS: the room's 21 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
+-- KEYS: the room's 19 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
 -- KEYS[STAGED + 1..NSTAGED] as for stage. ARGV: now, the largest place or order restored, the identity
 -- salt ('' = none). Swaps the
 -- staging keys in, all at once, unless the line was used meanwhile (returns -1). Every restored
@@ -11,7 +11,7 @@ if metaNum('used') == 1 then
   end
   return reply(-1, 0, 0)
 end
-local live = {TK, LINE, HEADS, GSIZE, ACT, UNSEEN, PASSES, IDS, HBITS, HCNT, HSUP}
+local live = {TK, LINE, HEADS, GSIZE, ACT, UNSEEN, PASSES, IDS}
 for k = 1, NSTAGED do
   if redis.call('EXISTS', KEYS[STAGED + k]) == 1 then
     redis.call('RENAME', KEYS[STAGED + k], live[k])
@@ -20,7 +20,7 @@ for k = 1, NSTAGED do
     redis.call('DEL', live[k])
   end
 end
-redis.call('DEL', READYQ, RDYAT, HERE, AOFF, MOVED, LIVE)
+redis.call('DEL', READYQ, RDYAT, HERE, AOFF, MOVED, LIVE, HLOG)
 if ARGV[3] and ARGV[3] ~= '' then
   redis.call('HSET', META, 'isalt', ARGV[3])
 else
@@ -32,6 +32,8 @@ end
 redis.call('HSET', META, 'used', 1)
 redis.call('HSET', META, 'hv', 1)
 redis.call('HSET', META, 'hs', 1) -- staged groups were scored (lib/record.lua)
-redis.call('HSET', META, 'hx', 1) -- and indexed (lib/rank.lua)
+-- a new heads log: every instance's copy of heads is of the line replaced
+redis.call('HINCRBY', META, 'hlgen', 1)
+redis.call('HDEL', META, 'htrim')
 offerFirst(now)
 return reply(redis.call('HLEN', TK), 0, 0)

@@ -1,8 +1,16 @@
 -- polls: a batch of status polls, each as RedisLine.poll / InMemoryLine.poll (lib/poll.lua), in
 -- one script: the polls of one instance that were waiting for Redis together (PollBatch).
--- KEYS: the room's 21 (RoomKeys.all, named in lib/keys.lua).
--- ARGV: ttl, grace, pollInterval, cookieRefresh, offerTimeout, then a token and its now per poll.
--- Returns kind, position, flags per poll, in the order sent.
+-- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- ARGV: ttl, grace, pollInterval, cookieRefresh, offerTimeout; the last heads change the instance's
+-- copy of heads holds (-1: none) and the epoch and hlgen of the log it was taken from (HeadsMirror);
+-- then a token and its now per poll.
+-- Returns kind, position, flags per poll, in the order sent, then the log for the copy: 1 (0: the
+-- copy is not of this log or is too far behind, and nothing follows), the number of the first
+-- change sent, the count sent, the groups the copy keeps when the last change sent is the last
+-- there is (else -1: for the copy to check its own count), and sign, band, place per change
+-- (lib/order.lua's logHead). A
+-- position below zero is -(place + 1) of a band 0 group for the copy to rank, once it holds every
+-- change sent.
 --
 -- Assembled with the library after this head, not before it (LuaScripts: the marker below).
 -- Setting up the library's functions costs a script far more than a poll's own work (about 50 us
@@ -24,9 +32,46 @@ local hTtl, hGrace = tonumber(ARGV[1]), tonumber(ARGV[2])
 local hInterval, hCookies = tonumber(ARGV[3]), tonumber(ARGV[4])
 -- the first-poll grace is in force (lib/window.lua's expired)
 local hGraced = hGrace > 0 and hGrace < hTtl
-local hResumed = tonumber(redis.call('HGET', KEYS[1], 'resumed')) or 0
+local hMeta = redis.call('HMGET', KEYS[1], 'resumed', 'epoch', 'hlgen', 'htrim')
+local hResumed = tonumber(hMeta[1]) or 0
+-- The instance's copy of heads ranks band 0 (a ZRANK was a third of a poll's cost at a million
+-- groups: docs/REDIS.md) when it is of this log, not ahead of it (a failover to a replica that
+-- lagged) and at most HCATCH changes behind, which this reply then brings it past.
+local HCATCH, HSPAN = 2000, 134217728
+local hSince, hTrim = tonumber(ARGV[6]), tonumber(hMeta[4]) or 0
+local hCopy = hSince >= hTrim and ARGV[7] == (hMeta[2] or '0') and ARGV[8] == (hMeta[3] or '0')
+local hBehind = hCopy and hTrim + redis.call('LLEN', KEYS[19]) - hSince or 0
+hCopy = hCopy and hBehind >= 0
+local hDefer = hCopy and hBehind <= HCATCH
+-- Appends the log for the copy to out (see the reply above); the polls after the head may have
+-- changed heads, and trimmed the log.
+local function hTail(out, trimmed)
+  local n = #out
+  if trimmed then
+    local t = tonumber(redis.call('HGET', KEYS[1], 'htrim')) or 0
+    hCopy = hCopy and hSince >= t
+    hTrim = t
+  end
+  if not hCopy then
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 0, 0, 0, -1
+    return out
+  end
+  -- from the copy's last change, when the log still has it, so that the copy can check it
+  local start = math.max(hSince - hTrim - 1, 0)
+  local es = redis.call('LRANGE', KEYS[19], start, hDefer and -1 or start + HCATCH)
+  -- the groups the copy keeps (higher bands, band 0 below HSPAN: lib/record.lua's headScore), so
+  -- that a change the log missed (an instance of a version before it) cannot go unnoticed
+  local kept = hDefer and redis.call('ZCOUNT', KEYS[4], '-inf', 4503595332403200 + HSPAN) or -1
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 1, hTrim + start + 1, #es, kept
+  n = n + 4
+  for _, e in ipairs(es) do
+    out[n + 1], out[n + 2], out[n + 3] = struct.unpack('>bi8i8', e)
+    n = n + 3
+  end
+  return out
+end
 local hTokens = {}
-for i = 6, #ARGV, 2 do
+for i = 9, #ARGV, 2 do
   hTokens[#hTokens + 1] = ARGV[i]
 end
 local hRead = redis.call('HMGET', hTk, unpack(hTokens))
@@ -35,11 +80,11 @@ local hRead = redis.call('HMGET', hTk, unpack(hTokens))
 local hFixed = '>BH' .. string.rep('Bi8', 10) .. 'BBBBBBB'
 local hOut, hRest = {}, nil
 local hRec, hSlow, hWrite, hFirst = {}, {}, {}, {}
-for i = 6, #ARGV, 2 do
+for i = 9, #ARGV, 2 do
   local token, now = ARGV[i], tonumber(ARGV[i + 1])
   local r = hRec[token]
   if not r and not hSlow[token] then
-    r = hRead[(i - 4) / 2]
+    r = hRead[(i - 7) / 2]
   end
   local fast = false
   if r and #r > 100 and not hSlow[token] then
@@ -93,11 +138,15 @@ for i = 6, #ARGV, 2 do
         hRec[token] = struct.pack(hFixed, 220, n, 211, number, 211, band, 211, place, 211, order,
           211, rank, 211, issued, 211, last, 211, lastPoll, 211, cookies, 211, readyAt, 1, seen,
           polled, hasPass, promoted, told, resend) .. string.sub(r, 101)
-        local k = (i - 6) / 2 * 3
+        local k = (i - 9) / 2 * 3
         hOut[k + 1] = 1 -- K_WAITING
         -- position (lib/order.lua): one plus the tie groups ahead of the ticket's own
-        hOut[k + 2] = redis.call('ZRANK', hHeads,
-          string.format('%08x%016x', 2147483647 - band, place)) + 1
+        if hDefer and band == 0 and place >= 0 and place < HSPAN then
+          hOut[k + 2] = -place - 1
+        else
+          hOut[k + 2] = redis.call('ZRANK', hHeads,
+            string.format('%08x%016x', 2147483647 - band, place)) + 1
+        end
         hOut[k + 3] = flags
       end
     end
@@ -119,14 +168,14 @@ if #hFirst > 0 then
   redis.call('ZREM', hUnseen, unpack(hFirst))
 end
 if not hRest then
-  return hOut
+  return hTail(hOut, false)
 end
 -- @library
 local ttl, grace, interval = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local cookies, offerTimeout = tonumber(ARGV[4]), tonumber(ARGV[5])
 for _, i in ipairs(hRest) do
   local r = pollTicket(ARGV[i], tonumber(ARGV[i + 1]), ttl, grace, interval, cookies, offerTimeout)
-  local k = (i - 6) / 2 * 3
+  local k = (i - 9) / 2 * 3
   hOut[k + 1], hOut[k + 2], hOut[k + 3] = r[1], r[2], r[3]
 end
-return hOut
+return hTail(hOut, true)

@@ -1,7 +1,6 @@
 -- stage: mirrors LineRestore.stageTickets (RedisLine.restore) / InMemoryLine.restore.
--- KEYS: the room's 21 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
--- KEYS[STAGED + 1..NSTAGED]: staging tk, line, heads, gsize, act, unseen, passes, ids, hbits, hcnt,
--- hsup. ARGV: now, then
+-- KEYS: the room's 19 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
+-- KEYS[STAGED + 1..NSTAGED]: staging tk, line, heads, gsize, act, unseen, passes, ids. ARGV: now, then
 -- 18 fields per ticket (token, band, place, order, rank, issuedAt, lastActivity, lastPoll, polled,
 -- seen, hasPass, clientKey, promoted, number, the band, place and order it was exported with, and
 -- its identity hash or '').
@@ -10,7 +9,6 @@
 -- keys.
 TK, LINE, HEADS, GSIZE, ACT, UNSEEN = KEYS[STAGED + 1], KEYS[STAGED + 2], KEYS[STAGED + 3],
   KEYS[STAGED + 4], KEYS[STAGED + 5], KEYS[STAGED + 6]
-HBITS, HCNT, HSUP = KEYS[STAGED + 9], KEYS[STAGED + 10], KEYS[STAGED + 11]
 local now = tonumber(ARGV[1])
 for i = 2, #ARGV, 18 do
   local token = ARGV[i]

@@ -1,0 +1,312 @@
+package dev.room.redis;
+
+import dev.room.redis.LuaScripts.Op;
+import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This instance's copy of the room's tie groups ({@code heads}), enough to rank band 0: a bit per
+ * place of band 0 below {@link #SPAN}, a Fenwick tree over the bits' words, and the groups of the
+ * higher bands, which come first. A ZRANK of {@code heads} at a million groups was a third of a
+ * batched poll's cost in Redis (docs/REDIS.md); a rank here is a prefix sum in this JVM.
+ *
+ * <p>The copy follows the heads log ({@code hlog}, lib/order.lua): every poll batch sends the
+ * number of the last change it holds, and the reply carries the changes since, the copy's own last
+ * one first (so that a log replaced behind it, by a failover to a replica that lagged, is noticed).
+ * The script defers a band 0 poll's position to the copy only when the reply brings the copy up to
+ * the script's own end state, so a rank taken after applying the reply is the position then or
+ * later, never earlier. Each change sets a group present or absent (not a toggle), so replaying
+ * changes the copy already reflects is harmless: a copy is read from {@code heads} page by page
+ * while the line moves, then the changes since its start are replayed over it.
+ *
+ * <p>Thread-safe: one monitor guards the copy; the rank and the apply are short.
+ */
+final class HeadsMirror {
+  private static final Logger LOG = LoggerFactory.getLogger(HeadsMirror.class);
+
+  /** Band 0's places the copy ranks (ops/polls.lua's HSPAN): below it, at most 24 MB of copy. */
+  static final long SPAN = 134_217_728L;
+
+  private static final int PAGE = 5000;
+  private static final long RETRY_MILLIS = 1000;
+  private static final long UNLOGGED_RETRY_MILLIS = 30_000;
+
+  /** What a batch was sent with: the copy's identity and the last change it held. */
+  record Since(long copy, long seq, String epoch, String gen) {}
+
+  private static final Since NONE = new Since(-1, -1, "0", "0");
+
+  private final LineScripts scripts;
+  private final InstantSource clock;
+  private final String roomId;
+
+  // guarded by this
+  private final Groups groups = new Groups();
+  private long copy; // which copy: a new one starts at each read of heads
+  private long seq = -1; // the last change held; -1: no copy, the script ranks by ZRANK
+  private String epoch = "0";
+  private String gen = "0";
+  private boolean hasLast;
+  private long lastSign;
+  private long lastBand;
+  private long lastPlace;
+  private boolean reading;
+  private long retryAt;
+  private long ranked; // positions this copy gave, for tests
+  private volatile boolean closed;
+
+  HeadsMirror(LineScripts scripts, InstantSource clock, String roomId) {
+    this.scripts = scripts;
+    this.clock = clock;
+    this.roomId = roomId;
+  }
+
+  /** What the next batch sends; without a copy, starts reading one (on a thread of its own). */
+  Since since() {
+    synchronized (this) {
+      if (seq >= 0) {
+        return new Since(copy, seq, epoch, gen);
+      }
+      if (reading || closed || clock.millis() < retryAt) {
+        return NONE;
+      }
+      reading = true;
+    }
+    Thread t = new Thread(this::readCopy, "room-redis-heads");
+    t.setDaemon(true);
+    t.start();
+    return NONE;
+  }
+
+  /**
+   * Applies the log part of a batch's reply, from {@code at}; returns false when the copy cannot
+   * rank the batch's deferred polls (it was replaced, or found behind a log that is not its own).
+   */
+  synchronized boolean apply(Since sent, long[] reply, int at) {
+    if (sent.copy != copy || seq < 0) {
+      return false; // a copy since replaced, or none: the deferred polls ask Redis
+    }
+    if (reply[at] == 0) {
+      drop("the copy is not of the room's heads log any more");
+      return false;
+    }
+    long first = reply[at + 1];
+    int n = (int) reply[at + 2];
+    long kept = reply[at + 3];
+    if (first > seq + 1) {
+      drop("the heads log moved past the copy");
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      int e = at + 4 + 3 * i;
+      long number = first + i;
+      if (number == seq && hasLast) {
+        if (reply[e] != lastSign || reply[e + 1] != lastBand || reply[e + 2] != lastPlace) {
+          drop("the heads log was replaced behind the copy");
+          return false;
+        }
+      } else if (number > seq) {
+        groups.set(reply[e + 1], reply[e + 2], reply[e] > 0);
+        seq = number;
+        hasLast = true;
+        lastSign = reply[e];
+        lastBand = reply[e + 1];
+        lastPlace = reply[e + 2];
+      }
+    }
+    if (kept >= 0 && seq == first + n - 1 && kept != groups.size()) {
+      // Something changes heads without logging it (an instance of an earlier version): a copy
+      // read now would soon be wrong again, so polls rank in Redis for a while.
+      drop("the copy holds " + groups.size() + " groups where heads has " + kept);
+      retryAt = clock.millis() + UNLOGGED_RETRY_MILLIS;
+      return false;
+    }
+    return true;
+  }
+
+  /** One plus the groups ahead of band 0's group at {@code place}, or -1 without a copy. */
+  synchronized long position(Since sent, long place) {
+    if (sent.copy != copy || seq < 0) {
+      return -1;
+    }
+    ranked++;
+    return groups.before(place) + 1;
+  }
+
+  // ── For tests ──────────────────────────────────────────────────────────
+
+  /** Starts reading a copy if there is none and waits for one, at most {@code millis}. */
+  synchronized boolean awaitCopy(long millis) throws InterruptedException {
+    long end = System.nanoTime() + millis * 1_000_000;
+    while (seq < 0) {
+      retryAt = 0;
+      since(); // starts a read unless one is under way
+      long left = end - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      wait(Math.max(1, left / 1_000_000));
+    }
+    return true;
+  }
+
+  /** The copies read so far and the positions they gave. */
+  synchronized long[] counts() {
+    return new long[] {copy, ranked};
+  }
+
+  /** Stops reading copies. */
+  void close() {
+    closed = true;
+  }
+
+  private void drop(String why) {
+    LOG.info("room {}: {}; reading heads again", roomId, why);
+    seq = -1;
+    copy++;
+  }
+
+  /** Reads heads page by page into a new copy, then installs it at the change it started from. */
+  private void readCopy() {
+    try {
+      List<Object> begin = scripts.eval(Op.HEADS, "begin");
+      Groups read = new Groups();
+      String cursor = "-inf";
+      while (!cursor.isEmpty() && !closed) {
+        List<Object> page = scripts.eval(Op.HEADS, "page", cursor, Integer.toString(PAGE));
+        cursor = text(page.get(0));
+        for (int i = 1; i < page.size(); i++) {
+          read.add(text(page.get(i)));
+        }
+      }
+      synchronized (this) {
+        groups.replace(read);
+        epoch = text(begin.get(0));
+        gen = text(begin.get(1));
+        seq = Replies.num(begin, 2);
+        hasLast = false;
+        copy++;
+        reading = false;
+        notifyAll();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "room {}: could not read heads for a copy ({}); polls rank in Redis", roomId, "" + e);
+      synchronized (this) {
+        reading = false;
+        retryAt = clock.millis() + RETRY_MILLIS;
+        notifyAll();
+      }
+    }
+  }
+
+  private static String text(Object o) {
+    return o instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : o + "";
+  }
+
+  /** The groups: band 0's places as bits with a Fenwick tree over words, the others by member. */
+  static final class Groups {
+    private static final long MAXBAND = Integer.MAX_VALUE;
+    private long[] words = new long[64];
+    private int[] tree =
+        new int[65]; // 1-based: tree[i] sums the popcounts of words (i - lowbit, i]
+    private final Set<String> higher = new HashSet<>();
+
+    /** A heads member: 8 hex digits of MAXBAND - band, then 16 of the place. */
+    void add(String member) {
+      long band = MAXBAND - Long.parseLong(member, 0, 8, 16);
+      if (band == 0) {
+        long place = Long.parseUnsignedLong(member, 8, 24, 16);
+        if (place >= 0 && place < SPAN) {
+          set(0, place, true);
+        }
+      } else if (band > 0) {
+        higher.add(member);
+      }
+    }
+
+    void set(long band, long place, boolean present) {
+      if (band == 0) {
+        if (place >= 0 && place < SPAN) {
+          setBit((int) place, present);
+        }
+      } else if (band > 0) {
+        String member = String.format("%08x%016x", MAXBAND - band, place);
+        if (present) {
+          higher.add(member);
+        } else {
+          higher.remove(member);
+        }
+      }
+    }
+
+    /** The groups kept: higher bands' and band 0's below SPAN. */
+    long size() {
+      return higher.size() + prefix(words.length);
+    }
+
+    /** The groups ahead of band 0's group at place (a place below SPAN). */
+    long before(long place) {
+      int w = (int) (place >>> 6);
+      long n = higher.size();
+      if (w >= words.length) {
+        return n + prefix(words.length);
+      }
+      return n + prefix(w) + Long.bitCount(words[w] & ((1L << (place & 63)) - 1));
+    }
+
+    void replace(Groups other) {
+      words = other.words;
+      tree = other.tree;
+      higher.clear();
+      higher.addAll(other.higher);
+    }
+
+    private void setBit(int place, boolean present) {
+      int w = place >>> 6;
+      if (w >= words.length) {
+        if (!present) {
+          return;
+        }
+        grow(w);
+      }
+      long bit = 1L << (place & 63);
+      if (((words[w] & bit) != 0) == present) {
+        return;
+      }
+      words[w] ^= bit;
+      for (int i = w + 1, d = present ? 1 : -1; i < tree.length; i += i & -i) {
+        tree[i] += d;
+      }
+    }
+
+    /** The bits set in words 0 to w - 1. */
+    private long prefix(int w) {
+      long n = 0;
+      for (int i = w; i > 0; i -= i & -i) {
+        n += tree[i];
+      }
+      return n;
+    }
+
+    private void grow(int w) {
+      int size = words.length;
+      while (size <= w) {
+        size *= 2;
+      }
+      words = java.util.Arrays.copyOf(words, size);
+      tree = new int[size + 1];
+      for (int i = 1; i <= size; i++) {
+        tree[i] += Long.bitCount(words[i - 1]);
+        int up = i + (i & -i);
+        if (up <= size) {
+          tree[up] += tree[i];
+        }
+      }
+    }
+  }
+}
