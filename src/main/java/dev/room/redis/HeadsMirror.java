@@ -34,11 +34,16 @@ final class HeadsMirror {
   private static final int PAGE = 5000;
   private static final long RETRY_MILLIS = 1000;
   private static final long UNLOGGED_RETRY_MILLIS = 30_000;
+  // A count of heads is a skip-list walk: once a second, not once a batch.
+  private static final long CHECK_MILLIS = 1000;
 
-  /** What a batch was sent with: the copy's identity and the last change it held. */
-  record Since(long copy, long seq, String epoch, String gen) {}
+  /**
+   * What a batch was sent with: the copy's identity, the last change it held, and whether the reply
+   * is to carry the count of groups for the copy to check its own against.
+   */
+  record Since(long copy, long seq, String epoch, String gen, boolean check) {}
 
-  private static final Since NONE = new Since(-1, -1, "0", "0");
+  private static final Since NONE = new Since(-1, -1, "0", "0", false);
 
   private final LineScripts scripts;
   private final InstantSource clock;
@@ -56,6 +61,7 @@ final class HeadsMirror {
   private long lastPlace;
   private boolean reading;
   private long retryAt;
+  private long nextCheck;
   private long ranked; // positions this copy gave, for tests
   private volatile boolean closed;
 
@@ -69,7 +75,12 @@ final class HeadsMirror {
   Since since() {
     synchronized (this) {
       if (seq >= 0) {
-        return new Since(copy, seq, epoch, gen);
+        long now = clock.millis();
+        boolean check = now >= nextCheck;
+        if (check) {
+          nextCheck = now + CHECK_MILLIS;
+        }
+        return new Since(copy, seq, epoch, gen, check);
       }
       if (reading || closed || clock.millis() < retryAt) {
         return NONE;

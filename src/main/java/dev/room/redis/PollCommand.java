@@ -66,7 +66,7 @@ final class PollCommand {
     for (byte[] a : policyArgs(policy)) {
       args.add(a);
     }
-    args.add(since.seq()).add(since.epoch()).add(since.gen());
+    args.add(since.seq()).add(since.epoch()).add(since.gen()).add(since.check() ? "1" : "0");
     for (int i = 0; i < n; i++) {
       args.add(batch[i].token()).add(batch[i].now());
     }

@@ -240,7 +240,7 @@ class RedisPollBatchTest {
 
   /** The polls script's arguments, from no copy of heads (every position ranked by Redis). */
   static String[] batchArgs(Policy policy, String[] tokens, long now) {
-    String[] args = new String[8 + 2 * tokens.length];
+    String[] args = new String[9 + 2 * tokens.length];
     args[0] = Long.toString(policy.ttl());
     args[1] = Long.toString(policy.firstPollGrace());
     args[2] = Long.toString(policy.pollInterval());
@@ -249,9 +249,10 @@ class RedisPollBatchTest {
     args[5] = "-1";
     args[6] = "0";
     args[7] = "0";
+    args[8] = "0";
     for (int i = 0; i < tokens.length; i++) {
-      args[8 + 2 * i] = tokens[i];
-      args[9 + 2 * i] = Long.toString(now);
+      args[9 + 2 * i] = tokens[i];
+      args[10 + 2 * i] = Long.toString(now);
     }
     return args;
   }

@@ -2,12 +2,12 @@
 -- one script: the polls of one instance that were waiting for Redis together (PollBatch).
 -- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: ttl, grace, pollInterval, cookieRefresh, offerTimeout; the last heads change the instance's
--- copy of heads holds (-1: none) and the epoch and hlgen of the log it was taken from (HeadsMirror);
--- then a token and its now per poll.
+-- copy of heads holds (-1: none), the epoch and hlgen of the log it was taken from (HeadsMirror)
+-- and '1' when it asks for its count check ('0' else); then a token and its now per poll.
 -- Returns kind, position, flags per poll, in the order sent, then the log for the copy: 1 (0: the
 -- copy is not of this log or is too far behind, and nothing follows), the number of the first
--- change sent, the count sent, the groups the copy keeps when the last change sent is the last
--- there is (else -1: for the copy to check its own count), and sign, band, place per change
+-- change sent, the count sent, the groups the copy keeps when asked and the last change sent is
+-- the last there is (else -1: for the copy to check its own count), and sign, band, place per change
 -- (lib/order.lua's logHead). A
 -- position below zero is -(place + 1) of a band 0 group for the copy to rank, once it holds every
 -- change sent.
@@ -36,33 +36,40 @@ local hMeta = redis.call('HMGET', KEYS[1], 'resumed', 'epoch', 'hlgen', 'htrim')
 local hResumed = tonumber(hMeta[1]) or 0
 -- The instance's copy of heads ranks band 0 (a ZRANK was a third of a poll's cost at a million
 -- groups: docs/REDIS.md) when it is of this log, not ahead of it (a failover to a replica that
--- lagged) and at most HCATCH changes behind, which this reply then brings it past.
+-- lagged) and at most HCATCH changes behind, which this reply then brings it past. One LRANGE a
+-- batch reads the changes since, from the copy's last one (so that the copy can check it).
 local HCATCH, HSPAN = 2000, 134217728
 local hSince, hTrim = tonumber(ARGV[6]), tonumber(hMeta[4]) or 0
 local hCopy = hSince >= hTrim and ARGV[7] == (hMeta[2] or '0') and ARGV[8] == (hMeta[3] or '0')
-local hBehind = hCopy and hTrim + redis.call('LLEN', KEYS[19]) - hSince or 0
-hCopy = hCopy and hBehind >= 0
-local hDefer = hCopy and hBehind <= HCATCH
--- Appends the log for the copy to out (see the reply above); the polls after the head may have
--- changed heads, and trimmed the log.
-local function hTail(out, trimmed)
+local hStart = math.max(hSince - hTrim - 1, 0)
+local hLog = hCopy and redis.call('LRANGE', KEYS[19], hStart, hStart + HCATCH) or {}
+-- a copy ahead of the log finds not even its own last change there
+hCopy = hCopy and (#hLog > 0 or hSince == hTrim)
+local hDefer = hCopy and #hLog <= HCATCH
+-- Appends the log for the copy to out (see the reply above); when polls after the head ran
+-- (more), they may have changed heads, and trimmed the log.
+local function hTail(out, more)
   local n = #out
-  if trimmed then
-    local t = tonumber(redis.call('HGET', KEYS[1], 'htrim')) or 0
-    hCopy = hCopy and hSince >= t
-    hTrim = t
-  end
   if not hCopy then
     out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 0, 0, 0, -1
     return out
   end
-  -- from the copy's last change, when the log still has it, so that the copy can check it
-  local start = math.max(hSince - hTrim - 1, 0)
-  local es = redis.call('LRANGE', KEYS[19], start, hDefer and -1 or start + HCATCH)
-  -- the groups the copy keeps (higher bands, band 0 below HSPAN: lib/record.lua's headScore), so
-  -- that a change the log missed (an instance of a version before it) cannot go unnoticed
-  local kept = hDefer and redis.call('ZCOUNT', KEYS[4], '-inf', 4503595332403200 + HSPAN) or -1
-  out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 1, hTrim + start + 1, #es, kept
+  local es = hLog
+  if more and hDefer then
+    local trimmed = (tonumber(redis.call('HGET', KEYS[1], 'htrim')) or 0) - hTrim
+    local from = hStart + #hLog - trimmed
+    for _, e in ipairs(redis.call('LRANGE', KEYS[19], from, -1)) do
+      es[#es + 1] = e
+    end
+  end
+  -- on the copy's request (ARGV[9]), the groups it keeps (higher bands, band 0 below HSPAN:
+  -- lib/record.lua's headScore), so that a change the log missed (an instance of a version
+  -- before it) does not go unnoticed
+  local kept = -1
+  if hDefer and ARGV[9] == '1' then
+    kept = redis.call('ZCOUNT', KEYS[4], '-inf', 4503595332403200 + HSPAN)
+  end
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 1, hTrim + hStart + 1, #es, kept
   n = n + 4
   for _, e in ipairs(es) do
     out[n + 1], out[n + 2], out[n + 3] = struct.unpack('>bi8i8', e)
@@ -71,7 +78,7 @@ local function hTail(out, trimmed)
   return out
 end
 local hTokens = {}
-for i = 9, #ARGV, 2 do
+for i = 10, #ARGV, 2 do
   hTokens[#hTokens + 1] = ARGV[i]
 end
 local hRead = redis.call('HMGET', hTk, unpack(hTokens))
@@ -80,11 +87,11 @@ local hRead = redis.call('HMGET', hTk, unpack(hTokens))
 local hFixed = '>BH' .. string.rep('Bi8', 10) .. 'BBBBBBB'
 local hOut, hRest = {}, nil
 local hRec, hSlow, hWrite, hFirst = {}, {}, {}, {}
-for i = 9, #ARGV, 2 do
+for i = 10, #ARGV, 2 do
   local token, now = ARGV[i], tonumber(ARGV[i + 1])
   local r = hRec[token]
   if not r and not hSlow[token] then
-    r = hRead[(i - 7) / 2]
+    r = hRead[(i - 8) / 2]
   end
   local fast = false
   if r and #r > 100 and not hSlow[token] then
@@ -138,7 +145,7 @@ for i = 9, #ARGV, 2 do
         hRec[token] = struct.pack(hFixed, 220, n, 211, number, 211, band, 211, place, 211, order,
           211, rank, 211, issued, 211, last, 211, lastPoll, 211, cookies, 211, readyAt, 1, seen,
           polled, hasPass, promoted, told, resend) .. string.sub(r, 101)
-        local k = (i - 9) / 2 * 3
+        local k = (i - 10) / 2 * 3
         hOut[k + 1] = 1 -- K_WAITING
         -- position (lib/order.lua): one plus the tie groups ahead of the ticket's own
         if hDefer and band == 0 and place >= 0 and place < HSPAN then
@@ -175,7 +182,7 @@ local ttl, grace, interval = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV
 local cookies, offerTimeout = tonumber(ARGV[4]), tonumber(ARGV[5])
 for _, i in ipairs(hRest) do
   local r = pollTicket(ARGV[i], tonumber(ARGV[i + 1]), ttl, grace, interval, cookies, offerTimeout)
-  local k = (i - 9) / 2 * 3
+  local k = (i - 10) / 2 * 3
   hOut[k + 1], hOut[k + 2], hOut[k + 3] = r[1], r[2], r[3]
 end
 return hTail(hOut, true)
