@@ -2,6 +2,7 @@ package dev.room.redis;
 
 import dev.room.redis.LuaScripts.Op;
 import java.time.InstantSource;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -55,14 +56,14 @@ final class HeadsMirror {
   private long seq = -1; // the last change held; -1: no copy, the script ranks by ZRANK
   private String epoch = "0";
   private String gen = "0";
+  private final long[] last = new long[4]; // the last change held: sign, band, place, stamp
   private boolean hasLast;
-  private long lastSign;
-  private long lastBand;
-  private long lastPlace;
   private boolean reading;
   private long retryAt;
   private long nextCheck;
   private long ranked; // positions this copy gave, for tests
+  private int failures; // reads that failed since the last that did not
+  private int page = PAGE;
   private volatile boolean closed;
 
   HeadsMirror(LineScripts scripts, InstantSource clock, String roomId) {
@@ -87,9 +88,16 @@ final class HeadsMirror {
       }
       reading = true;
     }
-    Thread t = new Thread(this::readCopy, "room-redis-heads");
-    t.setDaemon(true);
-    t.start();
+    try {
+      Thread t = new Thread(this::readCopy, "room-redis-heads");
+      t.setDaemon(true);
+      t.start();
+    } catch (RuntimeException | OutOfMemoryError e) { // no thread to be had: rank in Redis
+      synchronized (this) {
+        reading = false;
+        retryAt = clock.millis() + RETRY_MILLIS;
+      }
+    }
     return NONE;
   }
 
@@ -113,10 +121,10 @@ final class HeadsMirror {
       return false;
     }
     for (int i = 0; i < n; i++) {
-      int e = at + 4 + 3 * i;
+      int e = at + 4 + 4 * i;
       long number = first + i;
       if (number == seq && hasLast) {
-        if (reply[e] != lastSign || reply[e + 1] != lastBand || reply[e + 2] != lastPlace) {
+        if (!Arrays.equals(reply, e, e + 4, last, 0, 4)) {
           drop("the heads log was replaced behind the copy");
           return false;
         }
@@ -124,9 +132,7 @@ final class HeadsMirror {
         groups.set(reply[e + 1], reply[e + 2], reply[e] > 0);
         seq = number;
         hasLast = true;
-        lastSign = reply[e];
-        lastBand = reply[e + 1];
-        lastPlace = reply[e + 2];
+        System.arraycopy(reply, e, last, 0, 4);
       }
     }
     if (kept >= 0 && seq == first + n - 1 && kept != groups.size()) {
@@ -165,6 +171,15 @@ final class HeadsMirror {
     return true;
   }
 
+  /** Groups a page of heads holds at most; tests make it small. */
+  synchronized void pageSize(int groups) {
+    page = groups;
+  }
+
+  private synchronized int pageSize() {
+    return page;
+  }
+
   /** The copies read so far and the positions they gave. */
   synchronized long[] counts() {
     return new long[] {copy, ranked};
@@ -179,19 +194,24 @@ final class HeadsMirror {
     LOG.info("room {}: {}; reading heads again", roomId, why);
     seq = -1;
     copy++;
+    retryAt = clock.millis() + RETRY_MILLIS; // a copy that keeps going stale costs Redis reads
   }
 
   /** Reads heads page by page into a new copy, then installs it at the change it started from. */
   private void readCopy() {
+    boolean installed = false;
     try {
       List<Object> begin = scripts.eval(Op.HEADS, "begin");
       Groups read = new Groups();
       String cursor = "-inf";
-      while (!cursor.isEmpty() && !closed) {
-        List<Object> page = scripts.eval(Op.HEADS, "page", cursor, Integer.toString(PAGE));
-        cursor = text(page.get(0));
-        for (int i = 1; i < page.size(); i++) {
-          read.add(text(page.get(i)));
+      while (!cursor.isEmpty()) {
+        if (closed) {
+          return; // a part of heads is not a copy
+        }
+        List<Object> part = scripts.eval(Op.HEADS, "page", cursor, Integer.toString(pageSize()));
+        cursor = text(part.get(0));
+        for (int i = 1; i < part.size(); i++) {
+          read.add(text(part.get(i)));
         }
       }
       synchronized (this) {
@@ -199,17 +219,30 @@ final class HeadsMirror {
         epoch = text(begin.get(0));
         gen = text(begin.get(1));
         seq = Replies.num(begin, 2);
-        hasLast = false;
+        // the change the copy starts from, so that the first reply checks it too
+        hasLast = begin.size() >= 7;
+        for (int i = 0; hasLast && i < 4; i++) {
+          last[i] = Replies.num(begin, 3 + i);
+        }
         copy++;
-        reading = false;
-        notifyAll();
+        failures = 0;
+        installed = true;
       }
     } catch (RuntimeException e) {
-      LOG.warn(
-          "room {}: could not read heads for a copy ({}); polls rank in Redis", roomId, "" + e);
+      boolean first;
+      synchronized (this) {
+        first = failures++ == 0;
+      }
+      if (first) { // once a streak: while Redis is down every retry fails alike
+        LOG.warn(
+            "room {}: could not read heads for a copy ({}); polls rank in Redis", roomId, "" + e);
+      }
+    } finally {
       synchronized (this) {
         reading = false;
-        retryAt = clock.millis() + RETRY_MILLIS;
+        if (!installed) {
+          retryAt = clock.millis() + RETRY_MILLIS;
+        }
         notifyAll();
       }
     }
@@ -309,7 +342,7 @@ final class HeadsMirror {
       while (size <= w) {
         size *= 2;
       }
-      words = java.util.Arrays.copyOf(words, size);
+      words = Arrays.copyOf(words, size);
       tree = new int[size + 1];
       for (int i = 1; i <= size; i++) {
         tree[i] += Long.bitCount(words[i - 1]);

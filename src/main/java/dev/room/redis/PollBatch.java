@@ -134,30 +134,36 @@ final class PollBatch {
     if (next != null) {
       send(next);
     }
-    int at = 3 * batch.length; // the log for the copy of heads follows the polls
-    if (failure == null
-        && (reply == null || reply.length < at + 4 || reply.length < at + 4 + 3 * reply[at + 2])) {
-      failure = new IllegalStateException("the polls script answered too few polls");
-    }
-    boolean ranks = failure == null && heads.apply(since, reply, at);
-    for (int i = 0; i < batch.length; i++) {
-      Pending p = batch[i];
-      if (failure == null) {
+    try {
+      int at = 3 * batch.length; // the log for the copy of heads follows the polls
+      if (failure == null
+          && (reply == null
+              || reply.length < at + 4
+              || reply.length < at + 4 + 4 * reply[at + 2])) {
+        failure = new IllegalStateException("the polls script answered too few polls");
+      }
+      boolean ranks = failure == null && heads.apply(since, reply, at);
+      for (int i = 0; failure == null && i < batch.length; i++) {
         long position = reply[3 * i + 1];
         if (position < 0) { // band 0's group at place -position - 1, for the copy to rank
           long place = -position - 1;
           position = ranks ? heads.position(since, place) : -1;
           if (position < 0) {
-            p.place = place;
+            batch[i].place = place;
             position = 0;
           }
         }
-        p.outcome = Replies.outcome(reply[3 * i], position, reply[3 * i + 2]);
-      } else {
-        p.failure = failure;
+        batch[i].outcome = Replies.outcome(reply[3 * i], position, reply[3 * i + 2]);
       }
-      p.done = true;
-      LockSupport.unpark(p.thread);
+    } catch (RuntimeException e) {
+      failure = e;
+    } finally {
+      // every poll of the batch is woken, whatever went wrong: none waits for ever
+      for (Pending p : batch) {
+        p.failure = failure;
+        p.done = true;
+        LockSupport.unpark(p.thread);
+      }
     }
   }
 

@@ -3,12 +3,20 @@
 -- The heads log (hlog, read by ops/polls.lua for each instance's HeadsMirror): one entry per tie
 -- group that joins or leaves heads. Entry i (from 0) of the list is change htrim + i + 1; the list
 -- keeps at least the last HLOG_KEEP changes, so a copy further behind starts over from heads.
+-- Each entry carries its script's time in microseconds (the stamp): a log whose end a failover
+-- or a restart from an older save lost, then grown again with other changes, differs from the
+-- copy's at the copy's last change even where sign, band and place recur.
 local HLOG_KEEP = 50000
+local logStamp
 local function logHead(sign, band, place)
   if HEADS ~= KEYS[4] then
     return -- a restore's staging keys: its commit begins a new log
   end
-  local n = redis.call('RPUSH', HLOG, struct.pack('>bi8i8', sign, band, place))
+  if not logStamp then
+    local t = redis.call('TIME')
+    logStamp = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  end
+  local n = redis.call('RPUSH', HLOG, struct.pack('>bi8i8i8', sign, band, place, logStamp))
   if n > 2 * HLOG_KEEP then
     redis.call('LTRIM', HLOG, n - HLOG_KEEP, -1)
     redis.call('HINCRBY', META, 'htrim', n - HLOG_KEEP)

@@ -8,7 +8,7 @@
 -- copy is not of this log or is too far behind, and nothing follows), the number of the first
 -- change sent, the count sent, the groups the copy keeps when asked and the last change sent is
 -- the last there is (else -1: for the copy to check its own count), and sign, band, place per change
--- (lib/order.lua's logHead). A
+-- and its stamp (lib/order.lua's logHead). A
 -- position below zero is -(place + 1) of a band 0 group for the copy to rank, once it holds every
 -- change sent.
 --
@@ -58,6 +58,10 @@ local function hTail(out, more)
   if more and hDefer then
     local trimmed = (tonumber(redis.call('HGET', KEYS[1], 'htrim')) or 0) - hTrim
     local from = hStart + #hLog - trimmed
+    if from < 0 then -- trimmed past what was read (50,000 changes in one script): start over
+      out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 0, 0, 0, -1
+      return out
+    end
     for _, e in ipairs(redis.call('LRANGE', KEYS[19], from, -1)) do
       es[#es + 1] = e
     end
@@ -72,8 +76,8 @@ local function hTail(out, more)
   out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 1, hTrim + hStart + 1, #es, kept
   n = n + 4
   for _, e in ipairs(es) do
-    out[n + 1], out[n + 2], out[n + 3] = struct.unpack('>bi8i8', e)
-    n = n + 3
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4] = struct.unpack('>bi8i8i8', e)
+    n = n + 4
   end
   return out
 end
