@@ -344,6 +344,7 @@ class RedisHeadsMirrorTest {
             ScriptOutputType.INTEGER,
             new RoomKeys(room).all()[18]);
     assertTrue(line.heads().awaitCopy(10_000));
+    long ranked = line.heads().counts()[1];
     Map<Long, Long> last = new ConcurrentHashMap<>();
     Set<Long> gone = ConcurrentHashMap.newKeySet();
     AtomicReference<String> bad = new AtomicReference<>();
@@ -391,6 +392,9 @@ class RedisHeadsMirrorTest {
       pool.shutdownNow();
     }
     assertEquals(null, bad.get(), "a position went up");
+    assertTrue(line.heads().counts()[1] > ranked, "the copy ranked polls of the run");
+    assertTrue(
+        Long.parseLong(raw.sync().hget(new RoomKeys(room).all()[0], "htrim")) > 0, "trimmed");
     tickets.removeAll(gone);
     assertCopyRanksAsZrank("after the run");
   }
