@@ -67,14 +67,8 @@ class RedisHeadsMirrorTest {
   }
 
   private RedisLine line() {
-    RedisLine l =
-        RedisLine.builder(redis.uri(), room)
-            .clock(clock)
-            .leaseTtl(Duration.ofMinutes(10))
-            .batchPolls(true)
-            .build();
-    l.setCapacity(0, clock.millis()); // nobody is offered a slot: every ticket waits
-    return l;
+    // capacity 0: nobody is offered a slot, every ticket waits
+    return RedisPollBatchTest.line(redis.uri(), clock, true, room, 0);
   }
 
   /** A ticket arriving at place {@code place} (the room's counter set just below it). */

@@ -43,13 +43,18 @@ class RedisPollBatchTest {
   }
 
   private static RedisLine line(FakeClock clock, boolean batch, String room) {
+    return line(redis.uri(), clock, batch, room, 2);
+  }
+
+  /** A line on {@code room} with a lease no test outlives and the given capacity. */
+  static RedisLine line(String uri, FakeClock clock, boolean batch, String room, int capacity) {
     RedisLine line =
-        RedisLine.builder(redis.uri(), room)
+        RedisLine.builder(uri, room)
             .clock(clock)
             .leaseTtl(Duration.ofMinutes(10))
             .batchPolls(batch)
             .build();
-    line.setCapacity(2, clock.millis());
+    line.setCapacity(capacity, clock.millis());
     return line;
   }
 
