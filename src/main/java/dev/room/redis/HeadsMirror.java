@@ -3,9 +3,7 @@ package dev.room.redis;
 import dev.room.redis.LuaScripts.Op;
 import java.time.InstantSource;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +49,7 @@ final class HeadsMirror {
   private final String roomId;
 
   // guarded by this
-  private final Groups groups = new Groups();
+  private final HeadsGroups groups = new HeadsGroups();
   private long copy; // which copy: a new one starts at each read of heads
   private long seq = -1; // the last change held; -1: no copy, the script ranks by ZRANK
   private String epoch = "0";
@@ -202,7 +200,7 @@ final class HeadsMirror {
     boolean installed = false;
     try {
       List<Object> begin = scripts.eval(Op.HEADS, "begin");
-      Groups read = new Groups();
+      HeadsGroups read = new HeadsGroups();
       String cursor = "-inf";
       while (!cursor.isEmpty()) {
         if (closed) {
@@ -250,107 +248,5 @@ final class HeadsMirror {
 
   private static String text(Object o) {
     return o instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : o + "";
-  }
-
-  /** The groups: band 0's places as bits with a Fenwick tree over words, the others by member. */
-  static final class Groups {
-    private static final long MAXBAND = Integer.MAX_VALUE;
-    private long[] words = new long[64];
-    private int[] tree =
-        new int[65]; // 1-based: tree[i] sums the popcounts of words (i - lowbit, i]
-    private final Set<String> higher = new HashSet<>();
-
-    /** A heads member: 8 hex digits of MAXBAND - band, then 16 of the place. */
-    void add(String member) {
-      long band = MAXBAND - Long.parseLong(member, 0, 8, 16);
-      if (band == 0) {
-        long place = Long.parseUnsignedLong(member, 8, 24, 16);
-        if (place >= 0 && place < SPAN) {
-          set(0, place, true);
-        }
-      } else if (band > 0) {
-        higher.add(member);
-      }
-    }
-
-    void set(long band, long place, boolean present) {
-      if (band == 0) {
-        if (place >= 0 && place < SPAN) {
-          setBit((int) place, present);
-        }
-      } else if (band > 0) {
-        String member = String.format("%08x%016x", MAXBAND - band, place);
-        if (present) {
-          higher.add(member);
-        } else {
-          higher.remove(member);
-        }
-      }
-    }
-
-    /** The groups kept: higher bands' and band 0's below SPAN. */
-    long size() {
-      return higher.size() + prefix(words.length);
-    }
-
-    /** The groups ahead of band 0's group at place (a place below SPAN). */
-    long before(long place) {
-      int w = (int) (place >>> 6);
-      long n = higher.size();
-      if (w >= words.length) {
-        return n + prefix(words.length);
-      }
-      return n + prefix(w) + Long.bitCount(words[w] & ((1L << (place & 63)) - 1));
-    }
-
-    void replace(Groups other) {
-      words = other.words;
-      tree = other.tree;
-      higher.clear();
-      higher.addAll(other.higher);
-    }
-
-    private void setBit(int place, boolean present) {
-      int w = place >>> 6;
-      if (w >= words.length) {
-        if (!present) {
-          return;
-        }
-        grow(w);
-      }
-      long bit = 1L << (place & 63);
-      if (((words[w] & bit) != 0) == present) {
-        return;
-      }
-      words[w] ^= bit;
-      for (int i = w + 1, d = present ? 1 : -1; i < tree.length; i += i & -i) {
-        tree[i] += d;
-      }
-    }
-
-    /** The bits set in words 0 to w - 1. */
-    private long prefix(int w) {
-      long n = 0;
-      for (int i = w; i > 0; i -= i & -i) {
-        n += tree[i];
-      }
-      return n;
-    }
-
-    private void grow(int w) {
-      int size = words.length;
-      while (size <= w) {
-        size *= 2;
-      }
-      words = Arrays.copyOf(words, size);
-      tree = new int[size + 1];
-      for (int i = 1; i <= size; i++) {
-        tree[i] += Long.bitCount(words[i - 1]);
-        int up = i + (i & -i);
-        if (up <= size) {
-          tree[up] += tree[i];
-        }
-      }
-    }
   }
 }

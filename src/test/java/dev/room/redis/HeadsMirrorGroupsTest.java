@@ -7,14 +7,14 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * The copy's groups ({@link HeadsMirror.Groups}): ranks as a sorted set of the same groups would,
- * while the bits grow, under repeated and missing changes (a replay), and beside higher bands.
+ * The copy's groups ({@link HeadsGroups}): ranks as a sorted set of the same groups would, while
+ * the bits grow, under repeated and missing changes (a replay), and beside higher bands.
  */
 class HeadsMirrorGroupsTest {
   @Test
   void ranksAsASortedSetThroughGrowthAndReplays() {
     Random random = new Random(16);
-    HeadsMirror.Groups groups = new HeadsMirror.Groups();
+    HeadsGroups groups = new HeadsGroups();
     TreeSet<Long> band0 = new TreeSet<>();
     TreeSet<String> higher = new TreeSet<>();
     for (int step = 0; step < 20_000; step++) {
@@ -53,8 +53,8 @@ class HeadsMirrorGroupsTest {
 
   @Test
   void aCopyReadFromMembersRanksAsOneFedByChanges() {
-    HeadsMirror.Groups read = new HeadsMirror.Groups();
-    HeadsMirror.Groups fed = new HeadsMirror.Groups();
+    HeadsGroups read = new HeadsGroups();
+    HeadsGroups fed = new HeadsGroups();
     for (long p = 3; p < 70_000; p += 11) {
       read.add(String.format("%08x%016x", Integer.MAX_VALUE, p));
       fed.set(0, p, true);
