@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The {@code ops/polls.lua} call of one batch, built from bytes made once: the script's SHA (and
- * source), the room's 19 keys once per line, the policy's five arguments once per policy, each
+ * source), the room's 18 keys once per line, the policy's five arguments once per policy, each
  * token's hex once per poll (from its two longs, no {@code String}), and each time written as a
  * number. Lettuce's own EVALSHA of {@code String}s encoded every key and argument again for every
  * batch and decoded the reply into a list of boxed longs; here the reply is read into a {@code

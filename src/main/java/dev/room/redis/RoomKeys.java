@@ -10,7 +10,7 @@ final class RoomKeys {
   /** The keys every script receives, in the order the scripts' {@code lib/keys.lua} names them. */
   private static final String[] NAMES = {
     "meta", "tk", "line", "heads", "gsize", "ready", "rdyat", "act", "unseen", "passes", "leases",
-    "held", "owners", "here", "aoff", "ids", "moved", "live", "hlog"
+    "held", "owners", "here", "aoff", "ids", "moved", "hlog"
   };
 
   /** The restore staging keys, in the order the stage and commit scripts expect them. */

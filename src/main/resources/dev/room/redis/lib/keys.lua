@@ -6,7 +6,7 @@
 -- runs atomically. The rules are the in-memory line's (dev.room.engine.InMemoryLine
 -- and its parts): only the storage differs.
 --
--- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..19]):
+-- Keys, all in the room's hash tag so a room lives on one cluster shard (KEYS[1..18]):
 --   meta    hash  cap, inflight, counter, rseq, gen, used, resumed, issued (the latest issuedAt)
 --                 allow and hold (lib/window.lua), the rate bucket's rate, burst, rlast, rcarry,
 --                 rbank (lib/bucket.lua)
@@ -33,7 +33,6 @@
 --   ids     hash  identity hash -> token of the live ticket it holds (one place per identity;
 --                 lib/identity.lua); meta's isalt is the room's salt
 --   moved   zset  tokens whose place moved to another device (the identity joined there), by when
---   live    hash  (reserved for the record's poll fields)
 --   hlog    list  the heads log: every tie group that joined or left heads since meta's htrim,
 --                 as sign, band, place (lib/order.lua's logHead); meta's hlgen counts the logs
 --                 begun anew (a restore's commit). Each instance ranks band 0 from its own copy
@@ -52,9 +51,9 @@ local META, TK, LINE, HEADS, GSIZE, READYQ, RDYAT, ACT, UNSEEN, PASSES, LEASES, 
   KEYS[11], KEYS[12], KEYS[13]
 local HERE, AOFF = KEYS[14], KEYS[15]
 local IDS, MOVED = KEYS[16], KEYS[17]
-local LIVE, HLOG = KEYS[18], KEYS[19]
+local HLOG = KEYS[18]
 -- A restore's staging keys follow the shared ones: KEYS[STAGED + 1 .. STAGED + NSTAGED].
-local STAGED, NSTAGED = 19, 8
+local STAGED, NSTAGED = 18, 8
 
 -- Ticket record fields.
 local NUMBER, BAND, PLACE, ORDER, RANK, ISSUED, LAST, LASTPOLL, COOKIES, READYAT, STATE = 1, 2, 3,

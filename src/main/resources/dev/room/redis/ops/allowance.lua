@@ -1,6 +1,6 @@
 -- allowance: mirrors RedisLine.setAllowance, replaceAllowance, addAllowance, hold, meter, refill
 --   / InMemoryLine's (ServingWindow, RateBucket).
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: 'set', 'add', 'hold', 'free', 'meter' or 'refill', n ('inf' = unlimited, for set; the
 -- rate for meter), max (for add; the burst for meter), now, and for meter 'empty' when a new
 -- bucket is to start empty (its instance sends it again after Redis lost the room). Sets the

@@ -1,5 +1,5 @@
 -- arrive: mirrors RedisLine.arrive / InMemoryLine.arrive.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: gen, token, clientKey, toFront, now, maxQueueDepth; with an identity also its prehash, a
 -- candidate salt, ttl, grace, offerTimeout (RedisLine.arrive with an identity).
 local gen, token, key, toFront = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'

@@ -1,5 +1,5 @@
 -- check: mirrors RedisLine.checkInvariants / InMemoryLine.checkInvariants.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: none.
 -- The storage invariants, for tests: returns a message per broken one (none when all hold).
 local broken = {}

@@ -1,5 +1,5 @@
 -- claim: mirrors RedisLine.claim / InMemoryLine.claim.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: gen, token, now, ttl, grace, offerTimeout, pollInterval.
 local gen, token, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local grace, offerTimeout = tonumber(ARGV[5]), tonumber(ARGV[6])

@@ -1,5 +1,5 @@
 -- commit: mirrors LineRestore.run (RedisLine.restore) / InMemoryLine.restore.
--- KEYS: the room's 19 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
+-- KEYS: the room's 18 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
 -- KEYS[STAGED + 1..NSTAGED] as for stage. ARGV: now, the largest place or order restored, the identity
 -- salt ('' = none). Swaps the
 -- staging keys in, all at once, unless the line was used meanwhile (returns -1). Every restored
@@ -20,7 +20,7 @@ for k = 1, NSTAGED do
     redis.call('DEL', live[k])
   end
 end
-redis.call('DEL', READYQ, RDYAT, HERE, AOFF, MOVED, LIVE, HLOG)
+redis.call('DEL', READYQ, RDYAT, HERE, AOFF, MOVED, HLOG)
 if ARGV[3] and ARGV[3] ~= '' then
   redis.call('HSET', META, 'isalt', ARGV[3])
 else

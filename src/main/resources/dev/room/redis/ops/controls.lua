@@ -1,5 +1,5 @@
 -- controls: mirrors RedisControls.read, write / LocalControls.read, write.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: 'get'; or 'set', control (mode, announcement, rate), value. The sale controls every room
 -- on this line shares, in meta 'c:<control>', with the version 'cv' that moves on every write.
 -- get returns the version, then for each control a flag (1 = set) and its value.

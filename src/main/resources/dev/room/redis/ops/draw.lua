@@ -1,5 +1,5 @@
 -- draw: mirrors RedisLine.drawPresale / InMemoryLine.drawPresale.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: for each new position k, the arrival index (0-based) of the ticket taking it. The pre-sale
 -- draw (lib/draw.lua): the waiting tickets that never moved (band 0, holding their place: not
 -- promoted), in arrival order, get their own places back in the drawn order. Returns the group's

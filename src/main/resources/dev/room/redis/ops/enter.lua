@@ -1,5 +1,5 @@
 -- enter: mirrors RedisLine.tryEnter / InMemoryLine.tryEnter.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: gen, now. Takes a slot if nobody waits, one is free and the allowance allows.
 local gen, now = ARGV[1], tonumber(ARGV[2])
 if redis.call('ZCARD', LINE) > 0 then

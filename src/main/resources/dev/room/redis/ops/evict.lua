@@ -1,5 +1,5 @@
 -- evict: mirrors RedisLine.evict / InMemoryLine.evict.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: now, ttl, grace, offerTimeout, limit. One bounded reaper step, lapsed leases included.
 -- Returns evicted, timedOut, whether more may be due.
 local now, ttl, grace, offer = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),

@@ -1,5 +1,5 @@
 -- exit: mirrors RedisLine.exit (InstanceLease.release) / InMemoryLine.exit.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: gen, now, n. Gives back up to n slots held under gen.
 local gen, now = ARGV[1], tonumber(ARGV[2])
 if not leaseLive(gen, now) then

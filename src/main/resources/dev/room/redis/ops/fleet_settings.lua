@@ -1,5 +1,5 @@
 -- fleet_settings: mirrors RedisFleetSettings.agree, read, write / LocalFleetSettings.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: 'agree', then name, value pairs; or 'get', then names; or 'set', name, value. The settings
 -- every instance on the room must hold alike, in meta 's:<name>', with the version 'sv' that moves
 -- on every write. agree records each value not recorded yet (HSETNX: of two instances starting at

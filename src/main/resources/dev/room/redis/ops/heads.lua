@@ -1,5 +1,5 @@
 -- heads: mirrors none (an in-memory line ranks its own index); HeadsMirror's reads of heads.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: 'begin': returns the room's epoch, meta's hlgen (both '0' when unset), the number of
 --   the last heads change (lib/order.lua's logHead) and that change (sign, band, place, stamp;
 --   none when the log is empty), before a copy reads heads page by page.

@@ -1,5 +1,5 @@
 -- health: mirrors RedisHealthWindow / LocalHealthWindow (HealthWindow).
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- The window every room on this line feeds its health-driven capacity from, in meta: 'h:open'
 -- (1 while a window is open), 'h:start', 'h:n' (requests), 'h:err' (failed), 'h:peak' (most in
 -- flight), 'h:lat' (the most recent latencies, a cmsgpack array, oldest first), and 'h:state' (what

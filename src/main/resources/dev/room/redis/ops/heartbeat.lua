@@ -1,6 +1,6 @@
 -- heartbeat: mirrors InstanceLease.heartbeat (RedisLine.beat)
 --   / none (an in-memory line has one instance).
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: gen, slots held (as the instance counts them), now, lease ttl. Renews the lease,
 -- reconciles its count (a release lost to an outage comes back here) and reaps lapsed leases.
 local gen, want, now, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])

@@ -1,5 +1,5 @@
 -- pass: mirrors RedisLine.grantPass / InMemoryLine.grantPass.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: token, expiresAt. Records a VIP pass. The line is used from then on, so a restore, which
 -- replaces every pass, is refused rather than dropping it.
 redis.call('HSET', META, 'used', 1)

@@ -1,6 +1,6 @@
 -- polls: a batch of status polls, each as RedisLine.poll / InMemoryLine.poll (lib/poll.lua), in
 -- one script: the polls of one instance that were waiting for Redis together (PollBatch).
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: ttl, grace, pollInterval, cookieRefresh, offerTimeout; the last heads change the instance's
 -- copy of heads holds (-1: none), the epoch and hlgen of the log it was taken from (HeadsMirror)
 -- and '1' when it asks for its count check ('0' else); then a token and its now per poll.
@@ -42,7 +42,7 @@ local HCATCH, HSPAN = 2000, 134217728
 local hSince, hTrim = tonumber(ARGV[6]), tonumber(hMeta[4]) or 0
 local hCopy = hSince >= hTrim and ARGV[7] == (hMeta[2] or '0') and ARGV[8] == (hMeta[3] or '0')
 local hStart = math.max(hSince - hTrim - 1, 0)
-local hLog = hCopy and redis.call('LRANGE', KEYS[19], hStart, hStart + HCATCH) or {}
+local hLog = hCopy and redis.call('LRANGE', KEYS[18], hStart, hStart + HCATCH) or {}
 -- a copy ahead of the log finds not even its own last change there
 hCopy = hCopy and (#hLog > 0 or hSince == hTrim)
 local hDefer = hCopy and #hLog <= HCATCH
@@ -62,7 +62,7 @@ local function hTail(out, more)
       out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 0, 0, 0, -1
       return out
     end
-    for _, e in ipairs(redis.call('LRANGE', KEYS[19], from, -1)) do
+    for _, e in ipairs(redis.call('LRANGE', KEYS[18], from, -1)) do
       es[#es + 1] = e
     end
   end

@@ -1,5 +1,5 @@
 -- presale: mirrors RedisPresaleStore / LocalPresaleStore (PresaleStore).
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- The pre-sale every room on this line shares, in meta: 'p:at' (opens at, epoch ms), 'p:seed'
 -- (hex; absent: none scheduled), 'p:drawn' (1 once drawn), 'p:group' (arrivals drawn), and the
 -- version 'pv' that moves on every change. Every call returns the state after it: version, opens

@@ -1,5 +1,5 @@
 -- promote: mirrors RedisLine.promote, quote / InMemoryLine.promote, quote.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: token, target, move (1) or quote (0). Returns status, from, to, depth.
 local token, target, move = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
 local t = load(token)

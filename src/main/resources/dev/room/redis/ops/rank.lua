@@ -1,5 +1,5 @@
 -- rank: mirrors RedisLine.rank / InMemoryLine.rank.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: token, rank. Returns 1 when the ticket passed someone, 0 when not, or an error status.
 -- InMemoryLine.rank and placeBehind, step for step: the rank is recorded, then the ticket moves
 -- past every lower recorded rank up to the nearest ticket ahead holding an equal or higher one

@@ -1,5 +1,5 @@
 -- register: mirrors InstanceLease.register / none (an in-memory line has one instance).
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: instance name, now, lease ttl, an epoch candidate (a random number > 0). Starts a new
 -- lease generation for this instance. The room's epoch is set by the first registration after the
 -- room's state was created (or lost): an instance that finds another epoch than the one it knew

@@ -1,5 +1,5 @@
 -- remove: mirrors RedisLine.remove, removeIf / InMemoryLine.remove, removeIf.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: now, then pairs of token and ticket number (-1 = any). Retires each that is still in line.
 local now = tonumber(ARGV[1])
 local removed = 0

@@ -1,5 +1,5 @@
 -- resume: mirrors RedisLine.beat / none (an in-memory line has no outage).
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: now, lease ttl. After an outage: nobody's clock runs from before now, and every live
 -- lease gets one lease ttl to be renewed before it lapses.
 local now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])

@@ -1,5 +1,5 @@
 -- scan: mirrors LineScan.forEach (RedisLine.queue, export) / InMemoryLine.queue, export.
--- KEYS: the room's 19 (RoomKeys.all, named in lib/keys.lua).
+-- KEYS: the room's 18 (RoomKeys.all, named in lib/keys.lua).
 -- ARGV: mode, cursor, n. Reads up to n tickets in line order: mode 'r' continues the ready list
 -- after score cursor (then the line), mode 'l' continues the line after member cursor ('' = the
 -- start). Returns next mode ('end' when done), next cursor, then 17 fields per ticket.

@@ -1,5 +1,5 @@
 -- session_generation: mirrors RedisSessionStore.newGeneration / InMemorySessionStore.newGeneration.
--- KEYS: the room's 19, then ses, sest, sesx (RoomKeys.sessions, named in lib/sessions.lua).
+-- KEYS: the room's 18, then ses, sest, sesx (RoomKeys.sessions, named in lib/sessions.lua).
 -- ARGV: now. A new sale generation: every session ends and its slot returns, in one step. Reply:
 -- the new generation, then the line's counters, then the ended sessions' ids.
 local now = tonumber(ARGV[1])

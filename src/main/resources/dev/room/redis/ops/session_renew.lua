@@ -1,6 +1,6 @@
 -- session_renew: mirrors RedisSessionStore.renew / InMemorySessionStore.renew (the slide rule is
 -- SessionStore.slide; SessionStoreContractTest runs it on both).
--- KEYS: the room's 19, then ses, sest, sesx (RoomKeys.sessions, named in lib/sessions.lua).
+-- KEYS: the room's 18, then ses, sest, sesx (RoomKeys.sessions, named in lib/sessions.lua).
 -- ARGV: id, now, duration. Reply: {expiresAt after}, {-1} when the session ended.
 local id, now, duration = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local s = sessionLoad(id)

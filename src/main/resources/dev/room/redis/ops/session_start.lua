@@ -1,5 +1,5 @@
 -- session_start: mirrors RedisSessionStore.start / InMemorySessionStore.start.
--- KEYS: the room's 19, then ses, sest, sesx (RoomKeys.sessions, named in lib/sessions.lua).
+-- KEYS: the room's 18, then ses, sest, sesx (RoomKeys.sessions, named in lib/sessions.lua).
 -- ARGV: gen (this instance's lease generation, '' for none), id, ticket, now, duration, max.
 -- The slot the caller holds under gen becomes the session's. When the lease lapsed meanwhile its
 -- slots have gone back already, so the session takes one anew (over capacity by at most one until

@@ -1,5 +1,5 @@
 -- session_sweep: mirrors RedisSessionStore.sweep / InMemorySessionStore.sweep.
--- KEYS: the room's 19, then ses, sest, sesx (RoomKeys.sessions, named in lib/sessions.lua).
+-- KEYS: the room's 18, then ses, sest, sesx (RoomKeys.sessions, named in lib/sessions.lua).
 -- ARGV: now, limit. Ends up to limit sessions whose time is up; reply: the line's counters, then
 -- their ids (more may remain when limit were ended).
 local now, limit = tonumber(ARGV[1]), tonumber(ARGV[2])

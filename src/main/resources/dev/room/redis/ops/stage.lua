@@ -1,5 +1,5 @@
 -- stage: mirrors LineRestore.stageTickets (RedisLine.restore) / InMemoryLine.restore.
--- KEYS: the room's 19 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
+-- KEYS: the room's 18 (RoomKeys.withStaging, named in lib/keys.lua), then the staging keys.
 -- KEYS[STAGED + 1..NSTAGED]: staging tk, line, heads, gsize, act, unseen, passes, ids. ARGV: now, then
 -- 18 fields per ticket (token, band, place, order, rank, issuedAt, lastActivity, lastPoll, polled,
 -- seen, hasPass, clientKey, promoted, number, the band, place and order it was exported with, and
