@@ -34,6 +34,9 @@ public final class EventBus implements AutoCloseable {
   private final boolean[] failureLogged = new boolean[Event.values().length];
   private final BlockingQueue<Snapshot> queue = new ArrayBlockingQueue<>(QUEUE_LIMIT);
   private final AtomicLong dropped = new AtomicLong();
+  // Counted from publish to the end of delivery, so an event the worker has taken off the queue
+  // but not yet handed over still counts as pending.
+  private final AtomicLong pending = new AtomicLong();
   private final Thread worker;
   private volatile boolean closed;
 
@@ -66,10 +69,20 @@ public final class EventBus implements AutoCloseable {
 
   /** Queues {@code s} for delivery; never blocks. */
   public void publish(Snapshot s) {
-    if (closed || !queue.offer(s)) {
-      if (dropped.getAndIncrement() == 0) {
-        LOG.warn("room event handlers are not keeping up; dropping events (counted in dropped())");
-      }
+    if (closed) {
+      countDrop();
+      return;
+    }
+    pending.incrementAndGet();
+    if (!queue.offer(s)) {
+      finished();
+      countDrop();
+    }
+  }
+
+  private void countDrop() {
+    if (dropped.getAndIncrement() == 0) {
+      LOG.warn("room event handlers are not keeping up; dropping events (counted in dropped())");
     }
   }
 
@@ -82,7 +95,7 @@ public final class EventBus implements AutoCloseable {
   public boolean awaitIdle(long timeoutMillis) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     synchronized (this) {
-      while (!queue.isEmpty() || delivering) {
+      while (pending.get() > 0) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           return false;
@@ -92,8 +105,6 @@ public final class EventBus implements AutoCloseable {
     }
     return true;
   }
-
-  private boolean delivering;
 
   /**
    * Stops delivery: events still queued are dropped. Waits, bounded, for a handler that is running
@@ -114,12 +125,17 @@ public final class EventBus implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       }
-      synchronized (this) {
-        delivering = true;
+      try {
+        deliver(s);
+      } finally {
+        finished();
       }
-      deliver(s);
+    }
+  }
+
+  private void finished() {
+    if (pending.decrementAndGet() == 0) {
       synchronized (this) {
-        delivering = false;
         notifyAll();
       }
     }
