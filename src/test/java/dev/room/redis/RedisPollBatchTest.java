@@ -12,6 +12,7 @@ import dev.room.spi.Tokens;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
@@ -21,7 +22,10 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -76,6 +80,77 @@ class RedisPollBatchTest {
     assertTrue((batched[4] & Outcome.RATE_LIMITED) != 0);
     assertTrue((batched[5] & Outcome.EVICTED) != 0);
     assertEquals(Outcome.UNKNOWN, Outcome.kind(batched[6]));
+  }
+
+  /** Cookies refreshed every 100 s, so a batch can hold a poll whose cookies are due. */
+  private static final Policy REFRESHING = new Policy(300_000, 0, 1_000, 100_000, 60_000, 0);
+
+  /**
+   * The batch writes a polled record back by splicing the fields a poll changes into the old
+   * record's bytes (only LAST and LASTPOLL on a steady poll, LAST to RESEND otherwise): the records
+   * it leaves are byte for byte those the one-poll script leaves, for a steady poll, the same
+   * token's rate-limited second poll in the batch, a poll whose cookies are due and a first poll.
+   */
+  @Test
+  void aBatchWritesTheRecordsOnePollAtATimeWrites() {
+    assertEquals(polledRecords(false), polledRecords(true));
+  }
+
+  private static Map<String, String> polledRecords(boolean batch) {
+    FakeClock clock = new FakeClock();
+    String room = "records-" + UUID.randomUUID();
+    try (RedisLine line = line(clock, batch, room)) {
+      assertTrue(line.tryEnter());
+      assertTrue(line.tryEnter());
+      line.arrive(1, 1, "", false, clock.millis(), REFRESHING);
+      line.poll(1, 1, clock.millis(), REFRESHING);
+      clock.advance(Duration.ofSeconds(60));
+      line.arrive(2, 2, "", false, clock.millis(), REFRESHING);
+      line.arrive(3, 3, "", false, clock.millis(), REFRESHING);
+      line.poll(2, 2, clock.millis(), REFRESHING);
+      clock.advance(Duration.ofSeconds(50));
+      long later = clock.millis();
+      // cookies due (110 s since 1's); steady; the same, rate-limited; a first poll
+      long[] ids = {1, 2, 2, 3};
+      String[] tokens = new String[ids.length];
+      for (int i = 0; i < ids.length; i++) {
+        tokens[i] = Tokens.format(ids[i], ids[i]);
+      }
+      long[] out = new long[ids.length];
+      if (batch) {
+        List<Object> r = eval(room, Op.POLLS, batchArgs(REFRESHING, tokens, later));
+        for (int i = 0; i < ids.length; i++) {
+          out[i] = Replies.outcome(r, 3 * i);
+        }
+      } else {
+        for (int i = 0; i < ids.length; i++) {
+          out[i] = line.poll(ids[i], ids[i], later, REFRESHING);
+        }
+      }
+      assertTrue((out[0] & Outcome.REFRESH_COOKIES) != 0, "cookies of 1 due");
+      assertTrue((out[1] & Outcome.REFRESH_COOKIES) == 0, "cookies of 2 not due");
+      assertTrue((out[2] & Outcome.RATE_LIMITED) != 0, "second poll of 2 rate-limited");
+      line.checkInvariants();
+      return records(room);
+    }
+  }
+
+  /** The room's ticket records, token to the record's bytes in hex. */
+  private static Map<String, String> records(String room) {
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE)) {
+      Map<String, String> out = new TreeMap<>();
+      byte[] tk = new RoomKeys(room).all()[1].getBytes(StandardCharsets.UTF_8);
+      c.sync()
+          .hgetall(tk)
+          .forEach(
+              (k, v) ->
+                  out.put(new String(k, StandardCharsets.UTF_8), HexFormat.of().formatHex(v)));
+      assertEquals(3, out.size());
+      return out;
+    } finally {
+      client.shutdown();
+    }
   }
 
   /** Sets up the same line either way, then polls it with one POLLS script or one POLL each. */
