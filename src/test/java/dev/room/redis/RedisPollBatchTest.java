@@ -111,22 +111,7 @@ class RedisPollBatchTest {
       clock.advance(Duration.ofSeconds(50));
       long later = clock.millis();
       // cookies due (110 s since 1's); steady; the same, rate-limited; a first poll
-      long[] ids = {1, 2, 2, 3};
-      String[] tokens = new String[ids.length];
-      for (int i = 0; i < ids.length; i++) {
-        tokens[i] = Tokens.format(ids[i], ids[i]);
-      }
-      long[] out = new long[ids.length];
-      if (batch) {
-        List<Object> r = eval(room, Op.POLLS, batchArgs(REFRESHING, tokens, later));
-        for (int i = 0; i < ids.length; i++) {
-          out[i] = Replies.outcome(r, 3 * i);
-        }
-      } else {
-        for (int i = 0; i < ids.length; i++) {
-          out[i] = line.poll(ids[i], ids[i], later, REFRESHING);
-        }
-      }
+      long[] out = pollAll(line, room, batch, REFRESHING, later, 1, 2, 2, 3);
       assertTrue((out[0] & Outcome.REFRESH_COOKIES) != 0, "cookies of 1 due");
       assertTrue((out[1] & Outcome.REFRESH_COOKIES) == 0, "cookies of 2 not due");
       assertTrue((out[2] & Outcome.RATE_LIMITED) != 0, "second poll of 2 rate-limited");
@@ -172,25 +157,34 @@ class RedisPollBatchTest {
       long later = clock.millis();
       // ready and never told; never polled; polled 5 s ago; polled 5 s ago, and again in the
       // same batch (rate-limited); past its TTL; unknown
-      long[] ids = {1, 2, 3, 4, 4, 5, 9};
+      long[] out = pollAll(line, room, batch, POLICY, later, 1, 2, 3, 4, 4, 5, 9);
+      line.checkInvariants();
+      return out;
+    }
+  }
+
+  /**
+   * Polls the tokens of {@code ids} (token {@code id, id}) at {@code now}: in one POLLS script when
+   * {@code batch}, else one POLL each through {@code line}.
+   */
+  private static long[] pollAll(
+      RedisLine line, String room, boolean batch, Policy policy, long now, long... ids) {
+    long[] out = new long[ids.length];
+    if (batch) {
       String[] tokens = new String[ids.length];
       for (int i = 0; i < ids.length; i++) {
         tokens[i] = Tokens.format(ids[i], ids[i]);
       }
-      long[] out = new long[tokens.length];
-      if (batch) {
-        List<Object> r = eval(room, Op.POLLS, batchArgs(POLICY, tokens, later));
-        for (int i = 0; i < tokens.length; i++) {
-          out[i] = Replies.outcome(r, 3 * i);
-        }
-      } else {
-        for (int i = 0; i < tokens.length; i++) {
-          out[i] = line.poll(ids[i], ids[i], later, POLICY);
-        }
+      List<Object> r = eval(room, Op.POLLS, batchArgs(policy, tokens, now));
+      for (int i = 0; i < ids.length; i++) {
+        out[i] = Replies.outcome(r, 3 * i);
       }
-      line.checkInvariants();
-      return out;
+    } else {
+      for (int i = 0; i < ids.length; i++) {
+        out[i] = line.poll(ids[i], ids[i], now, policy);
+      }
     }
+    return out;
   }
 
   private static List<Object> eval(String room, Op op, String[] args) {
