@@ -89,7 +89,8 @@ class RedisPollBatchTest {
    * The batch writes a polled record back by splicing the fields a poll changes into the old
    * record's bytes (only LAST and LASTPOLL on a steady poll, LAST to RESEND otherwise): the records
    * it leaves are byte for byte those the one-poll script leaves, for a steady poll, the same
-   * token's rate-limited second poll in the batch, a poll whose cookies are due and a first poll.
+   * token's rate-limited second poll in the batch, a poll whose cookies are due, a first poll and
+   * the page's poll after a reload (which marks the ticket reloaded, POLLED = 2).
    */
   @Test
   void aBatchWritesTheRecordsOnePollAtATimeWrites() {
@@ -107,11 +108,14 @@ class RedisPollBatchTest {
       clock.advance(Duration.ofSeconds(60));
       line.arrive(2, 2, "", false, clock.millis(), REFRESHING);
       line.arrive(3, 3, "", false, clock.millis(), REFRESHING);
+      line.arrive(4, 4, "", false, clock.millis(), REFRESHING);
       line.poll(2, 2, clock.millis(), REFRESHING);
+      line.claim(4, 4, clock.millis(), REFRESHING); // a reload: the next poll is the page's own
       clock.advance(Duration.ofSeconds(50));
       long later = clock.millis();
-      // cookies due (110 s since 1's); steady; the same, rate-limited; a first poll
-      long[] out = pollAll(line, room, batch, REFRESHING, later, 1, 2, 2, 3);
+      // cookies due (110 s since 1's); steady; the same, rate-limited; a first poll; a poll
+      // after a reload
+      long[] out = pollAll(line, room, batch, REFRESHING, later, 1, 2, 2, 3, 4);
       assertTrue((out[0] & Outcome.REFRESH_COOKIES) != 0, "cookies of 1 due");
       assertTrue((out[1] & Outcome.REFRESH_COOKIES) == 0, "cookies of 2 not due");
       assertTrue((out[2] & Outcome.RATE_LIMITED) != 0, "second poll of 2 rate-limited");
@@ -131,7 +135,7 @@ class RedisPollBatchTest {
           .forEach(
               (k, v) ->
                   out.put(new String(k, StandardCharsets.UTF_8), HexFormat.of().formatHex(v)));
-      assertEquals(3, out.size());
+      assertEquals(4, out.size());
       return out;
     } finally {
       client.shutdown();

@@ -150,10 +150,11 @@ for i = 10, #ARGV, 2 do
         end
         -- Only LAST to RESEND change, so the new record is the old one's first 58 bytes (to
         -- LAST's marker), then LAST and LASTPOLL and the old bytes from COOKIES on (a steady
-        -- poll), or LAST to RESEND and the old bytes from CLIENTKEY on: struct.pack copies a
+        -- poll: cookies not due, SEEN and POLLED as they were; a poll after a reload turns POLLED
+        -- from 2 to 1), or LAST to RESEND and the old bytes from CLIENTKEY on: struct.pack copies a
         -- string's first n bytes with 'cn' and a whole one with 'c0'. Packing every field cost a
         -- poll 0.6-1.2 us more (benchmarks/redis-study/record.lua).
-        if flags < 2 and polledBefore ~= 0 and seenBefore ~= 0 then
+        if flags < 2 and polled == polledBefore and seen == seenBefore then
           hRec[token] = struct.pack(hHot, r, last, 211, lastPoll, string.sub(r, 76))
         else
           hRec[token] = struct.pack(hHotAll, r, last, 211, lastPoll, 211, cookies, 211, readyAt,
