@@ -21,6 +21,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -85,7 +87,19 @@ final class Site implements AutoCloseable {
   void holdSlot() throws InterruptedException {
     Browser b = new Browser();
     int before = parked.getAndIncrement();
-    inBackground(() -> get(b, "/"));
+    // No client timeout: the request stays parked for as long as the test waits (longer than
+    // Browser's 20 s under load, which failed teardown's release in CI); releaseParked bounds it.
+    HttpRequest hold = HttpRequest.newBuilder(URI.create(url("/"))).GET().build();
+    inBackground(
+        () -> {
+          try {
+            b.send(hold);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
     app.awaitParked(before + 1);
   }
 
@@ -107,7 +121,19 @@ final class Site implements AutoCloseable {
   /** Brings back a visitor whose turn has come; its request is then parked in the application. */
   void enter(Browser b) throws InterruptedException {
     int before = parked.getAndIncrement();
-    inBackground(() -> get(b, "/"));
+    // No client timeout: the request stays parked for as long as the test waits (longer than
+    // Browser's 20 s under load, which failed teardown's release in CI); releaseParked bounds it.
+    HttpRequest hold = HttpRequest.newBuilder(URI.create(url("/"))).GET().build();
+    inBackground(
+        () -> {
+          try {
+            b.send(hold);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
     app.awaitParked(before + 1);
   }
 
