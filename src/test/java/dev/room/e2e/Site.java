@@ -85,22 +85,7 @@ final class Site implements AutoCloseable {
 
   /** Takes a slot with an application request that stays parked until {@link #releaseOne}. */
   void holdSlot() throws InterruptedException {
-    Browser b = new Browser();
-    int before = parked.getAndIncrement();
-    // No client timeout: the request stays parked for as long as the test waits (longer than
-    // Browser's 20 s under load, which failed teardown's release in CI); releaseParked bounds it.
-    HttpRequest hold = HttpRequest.newBuilder(URI.create(url("/"))).GET().build();
-    inBackground(
-        () -> {
-          try {
-            b.send(hold);
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
-    app.awaitParked(before + 1);
+    enter(new Browser());
   }
 
   /** Lets the oldest parked application request finish, which frees its slot. */
@@ -124,16 +109,7 @@ final class Site implements AutoCloseable {
     // No client timeout: the request stays parked for as long as the test waits (longer than
     // Browser's 20 s under load, which failed teardown's release in CI); releaseParked bounds it.
     HttpRequest hold = HttpRequest.newBuilder(URI.create(url("/"))).GET().build();
-    inBackground(
-        () -> {
-          try {
-            b.send(hold);
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
+    inBackground(() -> send(b, hold));
     app.awaitParked(before + 1);
   }
 
@@ -218,9 +194,9 @@ final class Site implements AutoCloseable {
             }));
   }
 
-  private void get(Browser b, String path) {
+  private static void send(Browser b, HttpRequest r) {
     try {
-      b.get(url(path));
+      b.send(r);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     } catch (InterruptedException e) {
