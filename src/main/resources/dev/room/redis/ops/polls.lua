@@ -28,6 +28,9 @@
 -- ones are written. The polls of one batch were all in flight at once, so this order is one they
 -- could have run in.
 local hTk, hHeads, hUnseen = KEYS[2], KEYS[4], KEYS[9]
+-- the loop's library functions as locals (a global and a field lookup each, per poll, otherwise)
+local hUnpack, hPack, hSub = struct.unpack, struct.pack, string.sub
+local hByte, hNum = string.byte, tonumber
 local hTtl, hGrace = tonumber(ARGV[1]), tonumber(ARGV[2])
 local hInterval, hCookies = tonumber(ARGV[3]), tonumber(ARGV[4])
 -- the first-poll grace is in force (lib/window.lua's expired)
@@ -88,12 +91,12 @@ end
 local hRead = redis.call('HMGET', hTk, unpack(hTokens))
 -- A record in lib/record.lua's fixed form: fields 1 to 10 int64, 11 to 17 fixints, at fixed
 -- offsets; field 18 (CLIENTKEY) starts at byte 101. Any other record goes to pollTicket.
-local hFixed = '>BH' .. string.rep('Bi8', 10) .. 'BBBBBBB'
+local hFixed = '>BHBi8Bi8Bi8Bi8Bi8Bi8Bi8Bi8Bi8Bi8BBBBBBB' -- '>BH', 10 x 'Bi8', 7 x 'B'
 local hHot, hHotAll = '>c58i8Bi8c0', '>c58i8Bi8Bi8Bi8BBBBBBBc0'
 local hOut, hRest = {}, nil
 local hRec, hSlow, hWrite, hFirst = {}, {}, {}, {}
 for i = 10, #ARGV, 2 do
-  local token, now = ARGV[i], tonumber(ARGV[i + 1])
+  local token, now = ARGV[i], hNum(ARGV[i + 1])
   local r = hRec[token]
   if not r and not hSlow[token] then
     r = hRead[(i - 8) / 2]
@@ -104,7 +107,7 @@ for i = 10, #ARGV, 2 do
     -- 11 STATE (1 = WAITING), 12 SEEN, 13 POLLED, 17 RESEND, 19 AWAY
     local a, n, m1, number, m2, band, m3, place, m4, order, m5, rank, m6, issued, m7, last, m8,
       lastPoll, m9, cookies, m10, readyAt, state, seen, polled, hasPass, promoted, told, resend =
-      struct.unpack(hFixed, r)
+      hUnpack(hFixed, r)
     if a == 220 and m1 == 211 and m2 == 211 and m3 == 211 and m4 == 211 and m5 == 211
         and m6 == 211 and m7 == 211 and m8 == 211 and m9 == 211 and m10 == 211 and state == 1
         and seen < 2 and polled < 128 and hasPass < 128 and promoted < 128 and told < 128
@@ -112,20 +115,24 @@ for i = 10, #ARGV, 2 do
       -- AWAY follows CLIENTKEY (a string; absent in records written before it: present)
       local away = 0
       if n > 18 then
-        local c, at = string.byte(r, 101), nil
+        local c, c2, c3 = hByte(r, 101, 103)
+        local at = nil
         if c >= 160 and c <= 191 then
           at = 102 + c - 160
         elseif c == 217 then
-          at = 103 + string.byte(r, 102)
+          at = 103 + c2
         elseif c == 218 then
-          at = 104 + string.byte(r, 102) * 256 + string.byte(r, 103)
+          at = 104 + c2 * 256 + c3
         elseif c < 128 or c == 192 or c == 194 or c == 195 then
           at = 102
         end
-        away = at and string.byte(r, at) or 1
+        away = at and hByte(r, at) or 1
       end
-      if away ~= 1 and now - math.max(last, hResumed) < hTtl
-          and (seen == 1 or not (hGraced and now - math.max(issued, hResumed) >= hGrace)) then
+      -- math.max inline, as the lookups above
+      local lastAt = last > hResumed and last or hResumed
+      local issuedAt = issued > hResumed and issued or hResumed
+      if away ~= 1 and now - lastAt < hTtl
+          and (seen == 1 or not (hGraced and now - issuedAt >= hGrace)) then
         fast = true
         local polledBefore, seenBefore = polled, seen
         local flags = 0
@@ -155,10 +162,10 @@ for i = 10, #ARGV, 2 do
         -- string's first n bytes with 'cn' and a whole one with 'c0'. Packing every field cost a
         -- poll 0.6-1.2 us more (benchmarks/redis-study/record.lua).
         if flags < 2 and polled == polledBefore and seen == seenBefore then
-          hRec[token] = struct.pack(hHot, r, last, 211, lastPoll, string.sub(r, 76))
+          hRec[token] = hPack(hHot, r, last, 211, lastPoll, hSub(r, 76))
         else
-          hRec[token] = struct.pack(hHotAll, r, last, 211, lastPoll, 211, cookies, 211, readyAt,
-            1, seen, polled, hasPass, promoted, told, resend, string.sub(r, 101))
+          hRec[token] = hPack(hHotAll, r, last, 211, lastPoll, 211, cookies, 211, readyAt,
+            1, seen, polled, hasPass, promoted, told, resend, hSub(r, 101))
         end
         local k = (i - 10) / 2 * 3
         hOut[k + 1] = 1 -- K_WAITING
