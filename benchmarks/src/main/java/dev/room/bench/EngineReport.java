@@ -155,8 +155,8 @@ final class EngineReport {
               ghost.nanos().timeWithSpread() + " (whole poll, 1 thread)",
               ghost.nanos().median() <= 50,
               "A poll takes the line's lock (uncontended here), probes the token table, updates the"
-                  + " ticket's liveness and counts the position from the ticket's index leaf up"
-                  + " (a scan of the leaf, a popcount, the counts of the siblings to the left);"
+                  + " ticket's liveness and counts the position from the ticket's slot number"
+                  + " (a popcount of the head bits up to the slot and a Fenwick prefix sum);"
                   + " the Go figure is the position arithmetic alone."
                   + split
                   + repeated));
@@ -248,11 +248,11 @@ final class EngineReport {
         .append(chartFile)
         .append(")\n\n");
     String why =
-        "A lookup counts the position from the ticket's index leaf up: a scan of the leaf's"
-            + " 64 references and a popcount, then the head counts of the siblings to the left"
-            + " at each of about four levels, all in primitive arrays whose upper levels stay in"
-            + " cache. What grows with the line is the memory latency of the token table slot,"
-            + " the ticket and its leaf, which a random client's poll reads cold.";
+        "A lookup counts the position from the slot number in the ticket: a popcount of the"
+            + " head bits up to the slot and a Fenwick prefix sum over per-block counts, primitive"
+            + " arrays of about 2 MB and 128 KB at 10 million. What grows with the line is the"
+            + " memory latency of three dependent reads a random client's poll makes cold: the"
+            + " token table's slot, the ticket it names, then the head bits at the ticket's slot.";
     scalingGoal(goals, "Scaling: status lookup 10k → 1M", POLL, 1_000_000, why);
     // 10M, its growth from 10k and removeToken at 1M are issue 16's rows (Issue16Report).
     scalingGoal(
