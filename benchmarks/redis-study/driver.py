@@ -2,7 +2,9 @@
 """Sends N batches of B random seen polls over one raw RESP connection (no client library),
 at most D batches in flight, and prints Redis main-thread CPU (INFO cpu) per poll.
 usage: driver.py PORT VARIANT N [B=20] [D=2]   VARIANT: baseline mirror live_a live_b live_c"""
-import random, socket, sys, time
+import random, sys, time
+
+from resp import Conn, enc, token
 
 PORT, VAR, N = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 B = int(sys.argv[4]) if len(sys.argv) > 4 else 20
@@ -12,42 +14,8 @@ KEYS17 = ['room:{r}:meta', 'room:{r}:tk', 'room:{r}:k3', 'room:{r}:heads'] + \
     ['room:{r}:k%d' % i for i in range(5, 17)] + ['room:{r}:log']
 KEYS17[8] = 'room:{r}:unseen'
 
-def enc(*args):
-    out = [b'*%d\r\n' % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b'$%d\r\n%s\r\n' % (len(a), a))
-    return b''.join(out)
-
-def token(i):
-    return '%016x%016x' % ((i * 2654435761) % 281474976710656, i)
-
-s = socket.create_connection(('127.0.0.1', PORT)); s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-buf = bytearray()
-recvd = [0]
-def recv():
-    d = s.recv(1 << 16); recvd[0] += len(d); return d
-def readline():
-    global buf
-    while True:
-        k = buf.find(b'\r\n')
-        if k >= 0:
-            line = bytes(buf[:k]); del buf[:k + 2]; return line
-        buf += recv()
-def readn(n):
-    global buf
-    while len(buf) < n + 2: buf += recv()
-    v = bytes(buf[:n]); del buf[:n + 2]; return v
-def reply():
-    line = readline(); t = line[:1]
-    if t == b'-': raise SystemExit('error: ' + line.decode())
-    if t in b'+:': return line[1:]
-    if t == b'$':
-        n = int(line[1:]); return None if n < 0 else readn(n)
-    if t == b'*':
-        n = int(line[1:]); return None if n < 0 else [reply() for _ in range(n)]
-def call(*a):
-    s.sendall(enc(*a)); return reply()
+c = Conn(PORT)
+call, reply = c.call, c.reply
 
 HERE = __file__.rsplit('/', 1)[0]
 ZRANK = ("redis.call('ZRANK', hHeads, string.format('%08x%016x', 2147483647 - band, place)) + 1")
@@ -92,17 +60,17 @@ def cpu():
     return float(f['used_cpu_sys_main_thread']) + float(f['used_cpu_user_main_thread'])
 
 c0, t0 = cpu(), time.time()
-r0 = recvd[0]
+r0 = c.recvd
 sent = got = 0
 rep_bytes_probe = None
 while got < N:
     while sent < N and sent - got < D:
-        s.sendall(cmds[sent]); sent += 1
+        c.send(cmds[sent]); sent += 1
     r = reply(); got += 1
     if got == 1: rep_bytes_probe = r
     if VAR in ('baseline', 'mirror') and (not isinstance(r, list) or len(r) < 3 * B or r[0] != b'1'):
         raise SystemExit('poll left the fast path: %r' % (r,))
-t1, r1 = time.time(), recvd[0]
+t1, r1 = time.time(), c.recvd
 c1 = cpu()
 polls = N * B
 print('%s polls=%d cpu_us_per_poll=%.2f wall_s=%.2f req_bytes_per_poll=%.1f reply_bytes_per_poll=%.1f reply_items=%d'

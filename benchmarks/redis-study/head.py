@@ -3,43 +3,17 @@
 text up to '-- @library', then an error: a poll that leaves the head fails the run), D scripts in
 flight. FILE is ops/polls.lua or a variant of it; the data is load.lua's (README). Prints Redis's
 time per poll (INFO commandstats) and its main thread's CPU per poll."""
-import random, socket, sys, time
+import random, sys, time
+
+from resp import Conn, enc, token
 PORT, FILE, N, B = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 D = int(sys.argv[5]) if len(sys.argv) > 5 else 2
 ENTRIES = 1_000_000
 KEYS = ['room:{r}:k%d' % i for i in range(1, 19)]
 KEYS[0], KEYS[1], KEYS[2], KEYS[3], KEYS[8], KEYS[17] = 'room:{r}:meta', 'room:{r}:tk', 'room:{r}:k3', 'room:{r}:heads', 'room:{r}:unseen', 'room:{r}:log'
-def enc(*args):
-    out = [b'*%d\r\n' % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b'$%d\r\n%s\r\n' % (len(a), a))
-    return b''.join(out)
-def token(i): return '%016x%016x' % ((i * 2654435761) % 281474976710656, i)
-s = socket.create_connection(('127.0.0.1', PORT)); s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-buf = bytearray()
-def recv(): return s.recv(1 << 16)
-def readline():
-    global buf
-    while True:
-        k = buf.find(b'\r\n')
-        if k >= 0:
-            line = bytes(buf[:k]); del buf[:k + 2]; return line
-        buf += recv()
-def readn(n):
-    global buf
-    while len(buf) < n + 2: buf += recv()
-    v = bytes(buf[:n]); del buf[:n + 2]; return v
-def reply():
-    line = readline(); t = line[:1]
-    if t == b'-': raise SystemExit('error: ' + line.decode())
-    if t in b'+:': return line[1:]
-    if t == b'$':
-        n = int(line[1:]); return None if n < 0 else readn(n)
-    if t == b'*':
-        n = int(line[1:]); return None if n < 0 else [reply() for _ in range(n)]
-def call(*a):
-    s.sendall(enc(*a)); return reply()
+c = Conn(PORT)
+call, reply = c.call, c.reply
+
 text = open(FILE).read()
 head = text[:text.index('-- @library')] + "error('left the head')\n"
 sha = call('SCRIPT', 'LOAD', head).decode()
@@ -67,7 +41,7 @@ c0, u0 = stats()
 sent = got = 0
 while got < N:
     while sent < N and sent - got < D:
-        s.sendall(cmds[sent]); sent += 1
+        c.send(cmds[sent]); sent += 1
     r = reply(); got += 1
     if not isinstance(r, list) or r[0] != b'1':
         raise SystemExit('unexpected reply %r' % (r[:6],))
