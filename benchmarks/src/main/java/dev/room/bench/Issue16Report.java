@@ -202,7 +202,9 @@ final class Issue16Report {
             + " million (the token table's slot, the ticket it names, the head bits at the"
             + " ticket's slot number), each a memory latency whatever the structure: the index"
             + " itself is a popcount and a Fenwick sum over arrays that stay in cache. At 10,000"
-            + " everything is in cache, so a lookup whose reads miss cannot stay within 1.5 times that.";
+            + " everything is in cache, so a lookup whose reads miss cannot stay within 1.5 times that."
+            + " `MemoryFloor` (benchmarks/README.md) measures one dependent read on the machine at"
+            + " hand: three of them are this row's floor.";
     rows.add(
         new Row(
             "in-memory status lookup, 1 thread, 10M queued",
