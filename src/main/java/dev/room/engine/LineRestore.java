@@ -3,7 +3,6 @@ package dev.room.engine;
 import dev.room.spi.Identities;
 import dev.room.spi.LineEntry;
 import java.util.Iterator;
-import java.util.Map;
 
 /**
  * A restore into an unused line: the export is read outside the lock ({@link LineArchive#read},
@@ -53,7 +52,7 @@ final class LineRestore {
       throw new IllegalStateException("the line has already been used");
     }
     LineArchive.Restored read = LineArchive.read(entries, now);
-    Map<PassBook.PassKey, Long> newPasses = PassBook.read(passList);
+    PassBook newPasses = PassBook.read(passList);
     synchronized (lock) {
       if (entrance.used) {
         throw new IllegalStateException("the line has already been used");

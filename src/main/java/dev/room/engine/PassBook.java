@@ -2,9 +2,8 @@ package dev.room.engine;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.Consumer;
 
@@ -43,10 +42,9 @@ final class PassBook {
     long stamp = lock.writeLock();
     try {
       if ((size + 1) * 2 > table.length / 3) {
-        table = rehash(table, table.length / 3 * 2);
+        table = copy(table, table.length / 3 * 2, FREE);
       }
-      // FREE is a time long past; the next one up is as expired and keeps the slot marked used
-      if (put(table, hi, lo, expiresAt == FREE ? FREE + 1 : expiresAt)) {
+      if (put(table, hi, lo, stored(expiresAt))) {
         size++;
       }
     } finally {
@@ -83,13 +81,7 @@ final class PassBook {
       }
       int dropped = size - kept;
       if (dropped > 0) { // rebuilt rather than deleted in place: no tombstones, no shifts
-        long[] t = empty(slotsFor(kept));
-        for (int i = 0; i < table.length; i += 3) {
-          if (table[i + 2] != FREE && table[i + 2] > now) {
-            put(t, table[i], table[i + 1], table[i + 2]);
-          }
-        }
-        table = t;
+        table = copy(table, slotsFor(kept), now);
         size = kept;
       }
       return dropped;
@@ -118,23 +110,22 @@ final class PassBook {
     sorted.forEach(sink);
   }
 
-  /** Reads {hi, lo, expiresAt} passes into a map for {@link #replace}. */
-  static Map<PassKey, Long> read(java.util.Iterator<long[]> passList) {
-    Map<PassKey, Long> read = new HashMap<>();
+  /** Reads {hi, lo, expiresAt} passes into a book of their own, for {@link #replace}. */
+  static PassBook read(Iterator<long[]> passList) {
+    PassBook read = new PassBook();
     while (passList.hasNext()) {
       long[] p = passList.next();
-      read.put(new PassKey(p[0], p[1]), p[2]);
+      read.grant(p[0], p[1], p[2]);
     }
     return read;
   }
 
-  void replace(Map<PassKey, Long> restored) {
-    long[] t = empty(slotsFor(restored.size()));
-    restored.forEach((k, e) -> put(t, k.hi(), k.lo(), e == FREE ? FREE + 1 : e));
+  /** Takes over {@code restored}'s passes (a book no other thread has seen), dropping these. */
+  void replace(PassBook restored) {
     long stamp = lock.writeLock();
     try {
-      table = t;
-      size = restored.size();
+      table = restored.table;
+      size = restored.size;
     } finally {
       lock.unlockWrite(stamp);
     }
@@ -173,14 +164,20 @@ final class PassBook {
     }
   }
 
-  private static long[] rehash(long[] from, int slots) {
+  /** A table of {@code slots} holding {@code from}'s passes that expire after {@code after}. */
+  private static long[] copy(long[] from, int slots, long after) {
     long[] t = empty(slots);
     for (int i = 0; i < from.length; i += 3) {
-      if (from[i + 2] != FREE) {
+      if (from[i + 2] != FREE && from[i + 2] > after) {
         put(t, from[i], from[i + 1], from[i + 2]);
       }
     }
     return t;
+  }
+
+  /** FREE is a time long past; the next one up is as expired and keeps the slot marked used. */
+  private static long stored(long expiresAt) {
+    return expiresAt == FREE ? FREE + 1 : expiresAt;
   }
 
   /** A power of two with room for {@code n} passes at half load. */
@@ -204,6 +201,4 @@ final class PassBook {
   private static int home(long hi, long lo, int mask) {
     return (int) (TokenTable.hash(hi, lo) >>> 32) & mask;
   }
-
-  record PassKey(long hi, long lo) {}
 }
