@@ -204,7 +204,8 @@ final class Issue16Report {
             + " itself is a popcount and a Fenwick sum over arrays that stay in cache. At 10,000"
             + " everything is in cache, so a lookup whose reads miss cannot stay within 1.5 times that."
             + " `MemoryFloor` (benchmarks/README.md) measures one dependent read on the machine at"
-            + " hand: three of them are this row's floor.";
+            + " hand: three of them are this row's floor. `DirectLookup` times the engine beside a"
+            + " model of a token that names its own record (one miss a poll).";
     rows.add(
         new Row(
             "in-memory status lookup, 1 thread, 10M queued",
