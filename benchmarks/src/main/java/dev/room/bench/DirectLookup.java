@@ -11,15 +11,16 @@ import java.util.SplittableRandom;
  * miss, in one JVM, on the same number of clients polled in the same random order, in interleaved
  * rounds.
  *
- * <p>The engine's poll reads three things one after the other, each a likely miss at 10 million:
- * the token table's slot, the ticket it names, then the head bits at the ticket's slot ({@link
- * MemoryFloor} times one such read). The model is a token that names its own record: the record's
- * index in the token's top 32 bits (the other 96 bits random), each record one 64-byte run of a
- * {@code long[]} holding the token (checked whole), the state, flags and slot, and the liveness
- * times a poll reads and writes. A poll then misses once, on the record; the head bits (2 MB at 10
- * million) and their tree stay in the last-level cache. It does the engine's common poll (waiting,
- * within its TTL, rate limit, liveness, cookie refresh, position as one plus the heads ahead, under
- * a lock) and nothing else: no arrivals, removals or slot moves, which the model leaves out, so its
+ * <p>The engine's poll reads three things one after the other: the token table's slot and the
+ * ticket it names, each a likely miss at 10 million ({@link MemoryFloor} times one such read), then
+ * the head bits at the ticket's slot, which stay in cache unless the poll's own misses evict them
+ * (on a busy host they do). The model is a token that names its own record: the record's index in
+ * the token's top 32 bits (the other 96 bits random), each record one 64-byte run of a {@code
+ * long[]} holding the token (checked whole), the state, flags and slot, and the liveness times a
+ * poll reads and writes. A poll then misses once, on the record; the head bits (2 MB at 10 million)
+ * and their tree stay in the last-level cache. It does the engine's common poll (waiting, within
+ * its TTL, rate limit, liveness, cookie refresh, position as one plus the heads ahead, under a
+ * lock) and nothing else: no arrivals, removals or slot moves, which the model leaves out, so its
  * figure is a floor for that design, not a line.
  *
  * <pre>

@@ -251,8 +251,8 @@ final class EngineReport {
         "A lookup counts the position from the slot number in the ticket: a popcount of the"
             + " head bits up to the slot and a Fenwick prefix sum over per-block counts, primitive"
             + " arrays of about 2 MB and 128 KB at 10 million. What grows with the line is the"
-            + " memory latency of three dependent reads a random client's poll makes cold: the"
-            + " token table's slot, the ticket it names, then the head bits at the ticket's slot.";
+            + " memory latency of the two dependent reads a random client's poll makes cold: the"
+            + " token table's slot, then the ticket it names.";
     scalingGoal(goals, "Scaling: status lookup 10k → 1M", POLL, 1_000_000, why);
     // 10M, its growth from 10k and removeToken at 1M are issue 16's rows (Issue16Report).
     scalingGoal(

@@ -198,14 +198,15 @@ final class Issue16Report {
     EngineRuns.Row small = engine.row(POLL, 1, 10_000);
     EngineRuns.Row big = engine.row(POLL, 1, 10_000_000);
     String why =
-        "A random client's poll makes three dependent reads that miss the caches at 10"
-            + " million (the token table's slot, the ticket it names, the head bits at the"
-            + " ticket's slot number), each a memory latency whatever the structure: the index"
-            + " itself is a popcount and a Fenwick sum over arrays that stay in cache. At 10,000"
-            + " everything is in cache, so a lookup whose reads miss cannot stay within 1.5 times that."
-            + " `MemoryFloor` (benchmarks/README.md) measures one dependent read on the machine at"
-            + " hand: three of them are this row's floor. `DirectLookup` times the engine beside a"
-            + " model of a token that names its own record (one miss a poll).";
+        "A random client's poll makes two dependent reads that miss the caches at 10 million"
+            + " (the token table's slot, then the ticket it names), each a memory latency whatever"
+            + " the index: the position is a popcount of the head bits at the ticket's slot and a"
+            + " Fenwick sum, arrays that stay in cache on a quiet host (the poll's own misses can"
+            + " evict them on a busy one). At 10,000 everything is in cache, so a lookup whose reads"
+            + " miss cannot stay within 1.5 times that. `MemoryFloor` (benchmarks/README.md)"
+            + " measures one dependent read on the machine at hand: two of them are this row's"
+            + " floor. `DirectLookup` times the engine beside a model of a token that names its own"
+            + " record (one miss a poll).";
     rows.add(
         new Row(
             "in-memory status lookup, 1 thread, 10M queued",
