@@ -111,8 +111,8 @@ final class Gatekeeper {
     String token;
     do {
       long[] t = Tokens.generate();
+      o = r.arrive(t, identity, clientKey, hasPass, stale); // the line may finish the token
       token = Tokens.format(t[0], t[1]);
-      o = r.arrive(t[0], t[1], token, identity, clientKey, hasPass, stale);
     } while (Outcome.kind(o) == Outcome.UNKNOWN);
     return switch (Outcome.kind(o)) {
       case Outcome.ADMITTED -> entered(r, token);

@@ -6,6 +6,7 @@ import dev.room.spi.Line;
 import dev.room.spi.LineJournal;
 import dev.room.spi.Outcome;
 import dev.room.spi.Policy;
+import dev.room.spi.Tokens;
 import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -174,20 +175,26 @@ final class RequestPath implements SlotReleaser {
     return o;
   }
 
+  /**
+   * A newcomer under token {@code t}: with {@code mint} a fresh random token, which the line may
+   * finish ({@link Line#arrive(long[], String, String, boolean, long, Policy)}; the client gets it
+   * as it is after), else a token the line stores as it is.
+   */
   long arrive(
-      long hi,
-      long lo,
-      String token,
-      String identity,
-      String clientKey,
-      boolean pass,
-      boolean stale) {
+      long[] t, boolean mint, String identity, String clientKey, boolean pass, boolean stale) {
     long now = clock.millis();
     sale.tick(now);
-    long o =
-        identity == null
-            ? line.arrive(hi, lo, clientKey, pass, now, policy)
-            : line.arrive(hi, lo, identity, clientKey, pass, now, policy);
+    long o;
+    if (mint) {
+      o = line.arrive(t, identity, clientKey, pass, now, policy);
+    } else if (identity == null) {
+      o = line.arrive(t[0], t[1], clientKey, pass, now, policy);
+    } else {
+      o = line.arrive(t[0], t[1], identity, clientKey, pass, now, policy);
+    }
+    long hi = t[0];
+    long lo = t[1];
+    String token = Tokens.format(hi, lo);
     if (identity != null) {
       events.retired(o); // the identity's expired place, or a lapsed offer found on the takeover
       if (Outcome.has(o, Outcome.REJOINED)) { // an existing place moved here: no new ticket

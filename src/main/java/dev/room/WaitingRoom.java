@@ -953,12 +953,20 @@ public final class WaitingRoom implements AutoCloseable {
     return path.claim(hi, lo, now);
   }
 
-  /** A newcomer the fast path could not admit; {@code token} is its fresh token's hex form. */
-  long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
-    return path.arrive(hi, lo, token, null, clientKey, pass, stale);
+  /**
+   * A newcomer the fast path could not admit (an identity of null: anonymous); {@code token} is a
+   * fresh random token, which the line may finish: the client gets it as it is after the call.
+   */
+  long arrive(long[] token, String identity, String clientKey, boolean pass, boolean stale) {
+    return path.arrive(token, true, identity, clientKey, pass, stale);
   }
 
-  /** A newcomer with an identity (null: anonymous): one place per identity. */
+  /** A newcomer under a token the line stores as it is ({@code token}, its hex form). */
+  long arrive(long hi, long lo, String token, String clientKey, boolean pass, boolean stale) {
+    return arrive(hi, lo, token, null, clientKey, pass, stale);
+  }
+
+  /** A newcomer with an identity (null: anonymous) under a token the line stores as it is. */
   long arrive(
       long hi,
       long lo,
@@ -967,7 +975,7 @@ public final class WaitingRoom implements AutoCloseable {
       String clientKey,
       boolean pass,
       boolean stale) {
-    return path.arrive(hi, lo, token, identity, clientKey, pass, stale);
+    return path.arrive(new long[] {hi, lo}, false, identity, clientKey, pass, stale);
   }
 
   /** A client in line came in while the gate was off: its place is no longer needed. */

@@ -32,10 +32,10 @@ final class Absence {
    * poll makes it present again, and standing ahead it gets the next slot that frees.
    */
   boolean passOver(Ticket t, long now) {
-    if (presenceWindow <= 0 || now - t.lastActivity < presenceWindow) {
+    if (presenceWindow <= 0 || now - t.lastActivity() < presenceWindow) {
       return false;
     }
-    window.journal.record(LineJournal.ABSENT, t.number, 0, t.lastActivity, presenceWindow, 0);
+    window.journal.record(LineJournal.ABSENT, t.number, 0, t.lastActivity(), presenceWindow, 0);
     index.setAway(t, true);
     return true;
   }
@@ -51,8 +51,9 @@ final class Absence {
     if (presenceWindow > 0) {
       for (Ticket r = window.firstReady(); r != null; ) {
         Ticket next = r.right;
-        if (!r.told() && now - r.lastActivity >= presenceWindow) {
-          window.journal.record(LineJournal.ABSENT, r.number, 0, r.lastActivity, presenceWindow, 0);
+        if (!r.told() && now - r.lastActivity() >= presenceWindow) {
+          window.journal.record(
+              LineJournal.ABSENT, r.number, 0, r.lastActivity(), presenceWindow, 0);
           window.lapse(r, true);
           lapsed++;
         }

@@ -29,7 +29,7 @@ final class IdentityBook {
   private Map<Ticket, String> identityOf = new IdentityHashMap<>();
 
   /** Stubs of moved tokens: only their token and, as {@code lastActivity}, when they moved. */
-  private final TokenTable moved = new TokenTable();
+  private final TokenStore moved = new TokenStore();
 
   private String salt;
 
@@ -76,9 +76,10 @@ final class IdentityBook {
 
   /** The place held under {@code hi, lo} went to another device at {@code now}. */
   void moved(long hi, long lo, long now) {
-    Ticket stub = new Ticket(hi, lo, 0);
-    stub.lastActivity = now;
-    moved.add(stub);
+    Ticket stub = moved.issue(hi, lo, 0);
+    if (stub != null) { // null: moved before, and already remembered
+      stub.lastActivity(now);
+    }
   }
 
   /** Whether {@code hi, lo} is a token whose place moved away. Allocates nothing. */
@@ -92,8 +93,9 @@ final class IdentityBook {
       return;
     }
     for (Ticket stub : moved.snapshot()) {
-      if (now - stub.lastActivity >= ttl) {
+      if (now - stub.lastActivity() >= ttl) {
         moved.remove(stub);
+        stub.end();
       }
     }
   }
@@ -116,7 +118,7 @@ final class IdentityBook {
    *
    * @throws IllegalStateException naming the first invariant that does not hold
    */
-  void checkInvariants(TokenTable tokens) {
+  void checkInvariants(TokenStore tokens) {
     int[] bound = {0};
     tokens.forEach(
         t -> {

@@ -20,7 +20,7 @@ import java.util.function.Predicate;
  * design: the {@link TicketCounter} (arrival numbers and fresh keys), the {@link SlotGate} (free
  * slots), the {@link LineIndex} (waiting tickets in line order), the {@link ServingWindow} (the
  * ready list, the counts and the allowance; hands free slots to the first present waiters), the
- * {@link TokenTable} (token to ticket), the {@link Retirement} path, the {@link Promoter} (every
+ * {@link TokenStore} (token to ticket), the {@link Retirement} path, the {@link Promoter} (every
  * move within the line), the {@link TicketDesk} (arrive, poll, claim), the {@link PassBook}, the
  * {@link IdentityBook} (one place per identity: the token table releases a ticket's identity as it
  * leaves), the chunked {@link LineReader}, {@link LineArchive} and {@link LineSweeps}, and the
@@ -44,7 +44,7 @@ public final class InMemoryLine implements Line {
 
   private final SlotGate gate;
   private final LineIndex index = new LineIndex();
-  private final TokenTable tokens = new TokenTable();
+  private final TokenStore tokens = new TokenStore();
   private final TicketCounter counter = new TicketCounter();
   private final ServingWindow window;
   private final Promoter promoter;
@@ -160,7 +160,7 @@ public final class InMemoryLine implements Line {
   public long arrive(long hi, long lo, String clientKey, boolean toFront, long now, Policy p) {
     synchronized (lock) {
       entrance.used = true;
-      return desk.arrive(hi, lo, null, clientKey, toFront, now, p);
+      return desk.arrive(new long[] {hi, lo}, false, null, clientKey, toFront, now, p);
     }
   }
 
@@ -174,7 +174,20 @@ public final class InMemoryLine implements Line {
     String prehash = Identities.prehash(identity);
     synchronized (lock) {
       entrance.used = true;
-      return desk.arrive(hi, lo, identities.hash(prehash), clientKey, toFront, now, p);
+      return desk.arrive(
+          new long[] {hi, lo}, false, identities.hash(prehash), clientKey, toFront, now, p);
+    }
+  }
+
+  /** Mints the token's low 32 bits: the ticket's record, found by a poll in one read. */
+  @Override
+  public long arrive(
+      long[] token, String identity, String clientKey, boolean toFront, long now, Policy p) {
+    String prehash = Identities.anonymous(identity) ? null : Identities.prehash(identity);
+    synchronized (lock) {
+      entrance.used = true;
+      String hash = prehash == null ? null : identities.hash(prehash);
+      return desk.arrive(token, true, hash, clientKey, toFront, now, p);
     }
   }
 

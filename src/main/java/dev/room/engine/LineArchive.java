@@ -74,15 +74,15 @@ final class LineArchive {
   private static LineEntry entry(Ticket t, boolean ready, LineEntry was, String identity) {
     boolean called = t.band == Ticket.CALLED;
     return new LineEntry(
-        t.hi,
-        t.lo,
+        t.hi(),
+        t.lo(),
         was != null ? was.band() : called ? 0 : t.band,
         was != null ? was.place() : t.place,
         was != null ? was.order() : t.order,
         t.rank,
-        t.issuedAt,
-        t.lastActivity,
-        t.polled() ? t.lastPoll : Long.MIN_VALUE,
+        t.issuedAt(),
+        t.lastActivity(),
+        t.polled() ? t.lastPoll() : Long.MIN_VALUE,
         t.seen(),
         t.hasPass(),
         ready || called,
@@ -98,7 +98,7 @@ final class LineArchive {
    * bound to an identity to its hash.
    */
   record Restored(
-      TokenTable tokens,
+      TokenStore tokens,
       LineIndex index,
       long maxKey,
       Map<Ticket, LineEntry> readyEntries,
@@ -111,7 +111,7 @@ final class LineArchive {
 
   /** Reads {@code entries}, in line order, as waiting tickets whose clients are away. */
   static Restored read(Iterator<LineEntry> entries, long now) {
-    TokenTable newTokens = new TokenTable();
+    TokenStore newTokens = new TokenStore();
     LineIndex newIndex = new LineIndex();
     Ticket previous = null;
     long maxKey = 0;
@@ -120,7 +120,10 @@ final class LineArchive {
     Map<Ticket, String> bound = new IdentityHashMap<>();
     while (entries.hasNext()) {
       LineEntry e = entries.next();
-      Ticket t = new Ticket(e.hi(), e.lo(), e.number());
+      Ticket t = newTokens.issue(e.hi(), e.lo(), e.number());
+      if (t == null) {
+        throw new IllegalArgumentException("duplicate token");
+      }
       if (e.ready()) { // called before the restart: first in line, in the file's order
         t.band = Ticket.CALLED;
         t.place = ++called;
@@ -139,14 +142,11 @@ final class LineArchive {
       if (previous != null && previous.compareTo(t) >= 0) {
         throw new IllegalArgumentException("tickets are not in line order");
       }
-      if (!newTokens.add(t)) {
-        throw new IllegalArgumentException("duplicate token");
-      }
       t.rank = e.rank();
-      t.issuedAt = e.issuedAt();
-      t.lastActivity = e.lastActivity();
+      t.issuedAt(e.issuedAt());
+      t.lastActivity(e.lastActivity());
       t.polled(e.lastPoll() != Long.MIN_VALUE);
-      t.lastPoll = t.polled() ? e.lastPoll() : 0;
+      t.lastPoll(t.polled() ? e.lastPoll() : 0);
       t.seen(e.seen());
       t.hasPass(e.hasPass());
       t.promoted(!e.ready() && e.promoted());
@@ -154,8 +154,8 @@ final class LineArchive {
       if (e.identity() != null) {
         bound.put(t, e.identity());
       }
-      t.cookiesSentAt = Ticket.COOKIES_DUE;
-      t.state = Ticket.WAITING;
+      t.cookiesSentAt(Ticket.COOKIES_DUE);
+      t.state(Ticket.WAITING);
       t.away(true); // until its client polls: nobody has been heard from since the export
       newIndex.insert(t);
       previous = t;

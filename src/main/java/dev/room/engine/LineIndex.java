@@ -131,6 +131,11 @@ final class LineIndex {
     return slots.counts.headsThrough(slots.slotIndex(t));
   }
 
+  /** {@link #position(Ticket)} of the waiting ticket in {@code slot}, read from its record. */
+  long positionAt(int slot) {
+    return slots.counts.headsThrough(slots.slotIndex(slot));
+  }
+
   /** Returns the head of the {@code p}-th group (1-based), or null past the end. */
   Ticket groupAt(long p) {
     return p < 1 || p > groups() ? null : slots.ticket(slots.counts.selectHead((int) p));

@@ -16,11 +16,11 @@ final class LineReader {
 
   private final Object lock;
   private final LineIndex index;
-  private final TokenTable tokens;
+  private final TokenStore tokens;
   private final ServingWindow window;
 
   /** {@code lock} is the owning line's lock, taken here a chunk at a time. */
-  LineReader(Object lock, LineIndex index, TokenTable tokens, ServingWindow window) {
+  LineReader(Object lock, LineIndex index, TokenStore tokens, ServingWindow window) {
     this.lock = lock;
     this.index = index;
     this.tokens = tokens;
@@ -61,7 +61,7 @@ final class LineReader {
       if (t == null) {
         return null;
       }
-      return info(t, t.state == Ticket.READY ? 0 : index.position(t));
+      return info(t, t.state() == Ticket.READY ? 0 : index.position(t));
     }
   }
 
@@ -103,11 +103,11 @@ final class LineReader {
 
   private static TicketInfo info(Ticket t, long position) {
     return new TicketInfo(
-        Tokens.format(t.hi, t.lo),
+        Tokens.format(t.hi(), t.lo()),
         position,
         t.clientKey == null ? "" : t.clientKey,
-        Instant.ofEpochMilli(t.issuedAt),
-        t.polled() ? Instant.ofEpochMilli(t.lastPoll) : null,
+        Instant.ofEpochMilli(t.issuedAt()),
+        t.polled() ? Instant.ofEpochMilli(t.lastPoll()) : null,
         t.seen(),
         t.hasPass(),
         t.rank);
@@ -127,11 +127,11 @@ final class LineReader {
       String clientKey) {
     Row(Ticket t, long position) {
       this(
-          t.hi,
-          t.lo,
+          t.hi(),
+          t.lo(),
           position,
-          t.issuedAt,
-          t.lastPoll,
+          t.issuedAt(),
+          t.lastPoll(),
           t.polled(),
           t.seen(),
           t.hasPass(),

@@ -12,7 +12,7 @@ import java.util.Iterator;
 final class LineRestore {
   private final Object lock;
   private final Entrance entrance;
-  private final TokenTable tokens;
+  private final TokenStore tokens;
   private final LineIndex index;
   private final TicketCounter counter;
   private final ServingWindow window;
@@ -24,7 +24,7 @@ final class LineRestore {
   LineRestore(
       Object lock,
       Entrance entrance,
-      TokenTable tokens,
+      TokenStore tokens,
       LineIndex index,
       TicketCounter counter,
       ServingWindow window,

@@ -67,8 +67,8 @@ final class LineSlots {
 
   /** The index of {@code t}'s slot, which must be this array's. */
   int index(Ticket t) {
-    int i = t.slot - offset;
-    if (t.slot == Ticket.NO_SLOT || i < 0 || i >= at.length || at[i] != t) {
+    int i = t.slot() - offset;
+    if (t.slot() == Ticket.NO_SLOT || i < 0 || i >= at.length || at[i] != t) {
       throw new IllegalStateException("ticket not in the line index");
     }
     return i;
@@ -79,16 +79,21 @@ final class LineSlots {
    * where every read is a likely cache miss): checks only that the slot is in range.
    */
   int slotIndex(Ticket t) {
-    int i = t.slot - offset;
-    if (t.slot == Ticket.NO_SLOT || i < 0 || i >= at.length) {
+    return slotIndex(t.slot());
+  }
+
+  /** {@link #slotIndex(Ticket)} of a ticket whose slot the caller read from its record. */
+  int slotIndex(int slot) {
+    int i = slot - offset;
+    if (slot == Ticket.NO_SLOT || i < 0 || i >= at.length) {
       throw new IllegalStateException("ticket not in the line index");
     }
     return i;
   }
 
   boolean holds(Ticket t) {
-    int i = t.slot - offset;
-    return t.slot != Ticket.NO_SLOT && i >= 0 && i < at.length && at[i] == t;
+    int i = t.slot() - offset;
+    return t.slot() != Ticket.NO_SLOT && i >= 0 && i < at.length && at[i] == t;
   }
 
   /** The ticket at slot index {@code i}, or null for -1. */
@@ -98,14 +103,14 @@ final class LineSlots {
 
   void put(Ticket t, int i, boolean head) {
     at[i] = t;
-    t.slot = offset + i;
+    t.slot(offset + i);
     counts.put(i, head, !t.away());
     size++;
   }
 
   void take(Ticket t, int i) {
     at[i] = null;
-    t.slot = Ticket.NO_SLOT;
+    t.slot(Ticket.NO_SLOT);
     counts.take(i);
     size--;
     if (at.length > minCapacity && size < at.length >>> 3) {
@@ -205,7 +210,7 @@ final class LineSlots {
       Ticket t = scratch[k];
       scratch[k] = null;
       at[i] = t;
-      t.slot = offset + i;
+      t.slot(offset + i);
       u |= 1L << i;
       h |= scratchHead[k] ? 1L << i : 0;
       p |= t.away() ? 0 : 1L << i;
@@ -261,7 +266,7 @@ final class LineSlots {
       Ticket t = old[i];
       int j = (int) ((long) k++ * len / size);
       at[j] = t;
-      t.slot = j;
+      t.slot(j);
       fresh.used[j >>> 6] |= 1L << j;
       fresh.heads[j >>> 6] |= oldCounts.isHead(i) ? 1L << j : 0;
       fresh.present[j >>> 6] |= t.away() ? 0 : 1L << j;
@@ -292,7 +297,7 @@ final class LineSlots {
       }
       if (t != null) {
         n++;
-        if (t.slot != offset + i) {
+        if (t.slot() != offset + i) {
           return "a ticket's slot";
         }
         if (counts.isPresent(i) == t.away()) {

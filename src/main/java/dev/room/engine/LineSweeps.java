@@ -17,7 +17,7 @@ final class LineSweeps {
   private static final int SCAN_CHUNK = 4096;
 
   private final Object lock;
-  private final TokenTable tokens;
+  private final TokenStore tokens;
   private final Retirement retirement;
   private final IdentityBook identities;
   private final LineReader reader;
@@ -25,7 +25,7 @@ final class LineSweeps {
   /** {@code lock} is the owning line's lock, taken here a chunk at a time. */
   LineSweeps(
       Object lock,
-      TokenTable tokens,
+      TokenStore tokens,
       Retirement retirement,
       IdentityBook identities,
       LineReader reader) {
@@ -62,7 +62,7 @@ final class LineSweeps {
     for (int from = 0; from < chosen.size(); from += chunk) {
       synchronized (lock) {
         for (Ticket t : chosen.subList(from, Math.min(chosen.size(), from + chunk))) {
-          if (t.state != Ticket.GONE && tokens.get(t.hi, t.lo) == t) {
+          if (t.state() != Ticket.GONE && tokens.get(t.hi(), t.lo()) == t) {
             retirement.retire(t, now);
             removed++;
           }

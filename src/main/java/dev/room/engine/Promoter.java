@@ -21,11 +21,11 @@ final class Promoter {
   private static final int MAX_RANKED_BAND = Ticket.CALLED - 1;
 
   private final LineIndex index;
-  private final TokenTable tokens;
+  private final TokenStore tokens;
   private final TicketCounter counter;
   private final ServingWindow window;
 
-  Promoter(LineIndex index, TokenTable tokens, TicketCounter counter, ServingWindow window) {
+  Promoter(LineIndex index, TokenStore tokens, TicketCounter counter, ServingWindow window) {
     this.index = index;
     this.tokens = tokens;
     this.counter = counter;
@@ -38,7 +38,7 @@ final class Promoter {
    */
   boolean place(Ticket t, boolean toFront) {
     Ticket front = toFront ? index.groupAt(1) : null;
-    t.state = Ticket.WAITING;
+    t.state(Ticket.WAITING);
     if (front != null) {
       joinTie(t, front);
       return true;
@@ -222,7 +222,7 @@ final class Promoter {
     if (t == null) {
       throw new TokenNotFoundException();
     }
-    if (t.state != Ticket.WAITING) {
+    if (t.state() != Ticket.WAITING) {
       throw new IllegalStateException("the client was already told it is ready");
     }
     return t;

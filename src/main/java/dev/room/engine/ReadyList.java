@@ -54,11 +54,11 @@ final class ReadyList {
    *
    * @throws IllegalStateException naming the first invariant that does not hold
    */
-  void checkInvariants(TokenTable tokens) {
+  void checkInvariants(TokenStore tokens) {
     long ready = 0;
     for (Ticket r = head; r != null; r = r.right) {
-      require(r.state == Ticket.READY, "ready list holds a ticket that is not READY");
-      require(tokens.get(r.hi, r.lo) == r, "a ready ticket is missing from the token store");
+      require(r.state() == Ticket.READY, "ready list holds a ticket that is not READY");
+      require(tokens.get(r.hi(), r.lo()) == r, "a ready ticket is missing from the token store");
       ready++;
     }
     require(ready == count, "ready count " + count + " != ready list " + ready);

@@ -14,18 +14,18 @@ import dev.room.spi.Policy;
  * <p>Not thread-safe: every method is called with the owning line's lock held.
  */
 final class Retirement {
-  private final TokenTable tokens;
+  private final TokenStore tokens;
   private final LineIndex index;
   private final ServingWindow window;
 
-  Retirement(TokenTable tokens, LineIndex index, ServingWindow window) {
+  Retirement(TokenStore tokens, LineIndex index, ServingWindow window) {
     this.tokens = tokens;
     this.index = index;
     this.window = window;
   }
 
   static boolean expired(Ticket t, long now, Policy p) {
-    return p.expired(now, t.lastActivity, t.issuedAt, t.seen());
+    return p.expired(now, t.lastActivity(), t.issuedAt(), t.seen());
   }
 
   /** Ends a ticket that will never be admitted; a freed slot is handed on. */
@@ -50,15 +50,15 @@ final class Retirement {
   /** Ends a ticket; returns whether it freed a slot, which the caller hands on. */
   boolean retireQuietly(Ticket t) {
     tokens.remove(t);
-    if (t.state == Ticket.WAITING) {
+    if (t.state() == Ticket.WAITING) {
       window.dequeue(t);
-      t.state = Ticket.GONE;
-    } else if (t.state == Ticket.READY) {
+    } else if (t.state() == Ticket.READY) {
       window.unlinkReady(t);
-      t.state = Ticket.GONE;
+      t.end();
       window.releaseReserved();
       return true;
     }
+    t.end();
     return false;
   }
 
@@ -71,7 +71,7 @@ final class Retirement {
     int n = 0;
     for (int i = from; i < to; i++) {
       Ticket t = all[i];
-      if (t.state != Ticket.GONE && (expired(t, now, p) || ServingWindow.lapsed(t, now, p))) {
+      if (t.state() != Ticket.GONE && (expired(t, now, p) || ServingWindow.lapsed(t, now, p))) {
         due[n++] = t;
       }
     }

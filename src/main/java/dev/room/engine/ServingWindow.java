@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ServingWindow {
   private final SlotGate gate;
   private final LineIndex index;
-  private final TokenTable tokens;
+  private final TokenStore tokens;
   private final TicketCounter counter;
   private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -36,7 +36,7 @@ final class ServingWindow {
   /** The admission log's view of the line; guarded by the line's lock like the rest. */
   LineJournal journal = LineJournal.NONE;
 
-  ServingWindow(SlotGate gate, LineIndex index, TokenTable tokens, TicketCounter counter) {
+  ServingWindow(SlotGate gate, LineIndex index, TokenStore tokens, TicketCounter counter) {
     this.gate = gate;
     this.index = index;
     this.tokens = tokens;
@@ -146,15 +146,15 @@ final class ServingWindow {
     allowance.take();
     journal.record(LineJournal.OFFER, t.number, 0, 0, 0, t.away() ? LineJournal.AWAY : 0);
     dequeue(t);
-    t.state = Ticket.READY;
-    t.readyAt = now;
+    t.state(Ticket.READY);
+    t.readyAt(now);
     t.told(false);
     readyList.add(t);
   }
 
   /** Whether ready {@code t}'s offer has lapsed. */
   static boolean lapsed(Ticket t, long now, Policy p) {
-    return t.state == Ticket.READY && p.offerLapsed(now, t.readyAt, t.away());
+    return t.state() == Ticket.READY && p.offerLapsed(now, t.readyAt(), t.away());
   }
 
   /**
@@ -165,7 +165,7 @@ final class ServingWindow {
   boolean lapse(Ticket t, boolean away) {
     boolean told = t.told();
     unlinkReady(t);
-    t.state = Ticket.WAITING;
+    t.state(Ticket.WAITING);
     t.told(false);
     t.away(away);
     if (!t.promoted()) {
@@ -192,7 +192,7 @@ final class ServingWindow {
     if (!lapsed(t, now, p)) {
       return 0;
     }
-    t.lastActivity = now; // heard from: never passed over as absent on its own call
+    t.lastActivity(now); // heard from: never passed over as absent on its own call
     boolean told = lapse(t, false);
     rebalance(now);
     return told ? Outcome.TIMED_OUT : 0;
@@ -204,9 +204,9 @@ final class ServingWindow {
    * when the client is told.
    */
   void present(Ticket t, long now) {
-    t.lastActivity = now; // heard from: never passed over as absent on its own call
+    t.lastActivity(now); // heard from: never passed over as absent on its own call
     journal.record(LineJournal.PRESENT, t.number, 0, now, 0, 0);
-    if (t.state == Ticket.READY) {
+    if (t.state() == Ticket.READY) {
       t.away(false);
     } else {
       index.setAway(t, false);
@@ -219,7 +219,7 @@ final class ServingWindow {
     journal.record(LineJournal.ADMIT, t.number, 0, 0, 0, 0);
     tokens.remove(t);
     unlinkReady(t);
-    t.state = Ticket.GONE;
+    t.end();
     inFlight.incrementAndGet();
   }
 
@@ -280,7 +280,7 @@ final class ServingWindow {
     index.forEach(
         Integer.MAX_VALUE,
         t -> {
-          require(t.state == Ticket.WAITING && tokens.get(t.hi, t.lo) == t, "bad waiter");
+          require(t.state() == Ticket.WAITING && tokens.get(t.hi(), t.lo()) == t, "bad waiter");
           present[0] += t.away() ? 0 : 1;
         });
     require(

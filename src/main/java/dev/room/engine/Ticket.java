@@ -12,10 +12,9 @@ final class Ticket {
   static final byte GONE = 3;
 
   // Field order is layout: HotSpot places the first int in the header's spare 4 bytes, then the
-  // longs in declaration order, then ints, bytes and references. A status poll reads the token, the
-  // liveness clock, the slot and the flags; declared so, they span about 72 bytes (two cache lines)
-  // instead of the whole ticket (three lines for most tickets), and a poll at 10 million
-  // waiting is mostly cache misses.
+  // longs, ints and references: 64 bytes. What a status poll reads and writes lives in the
+  // ticket's record (TicketRecords), which its token names: one cache miss a poll at 10 million
+  // waiting, where a hash table of tickets cost two.
 
   /**
    * The band of clients restored as ready without a slot to go with it (they were called before the
@@ -46,23 +45,8 @@ final class Ticket {
   long place;
   long order;
 
-  /** The token; changes only when the ticket's identity takes its place to another device. */
-  long hi;
-
-  long lo;
-  long lastActivity;
-  long issuedAt;
-  long lastPoll;
-
-  /** When the cookies were last sent, or {@link #COOKIES_DUE}. */
-  long cookiesSentAt;
-
-  long readyAt;
-
-  /**
-   * Its slot in the {@link LineIndex} while it waits ({@link LineSlots}), else {@link #NO_SLOT}.
-   */
-  int slot = NO_SLOT;
+  /** Its record in {@link #records}, or -1 once it has ended (or for a probe). */
+  private int rec;
 
   /**
    * The rank recorded by the operator. Ordering reads {@link #band}, which is never below it: a
@@ -71,28 +55,125 @@ final class Ticket {
    */
   int rank;
 
-  byte state;
+  private final TicketRecords records;
+
+  static final int SEEN = 1;
+  static final int POLLED = 1 << 1;
+  static final int RELOADED = 1 << 2;
+  static final int HAS_PASS = 1 << 3;
+  static final int PROMOTED = 1 << 4;
+  static final int TOLD = 1 << 5;
+  static final int AWAY = 1 << 6;
+
+  /** A ticket in record {@code rec} of {@code records}, which the caller has just taken for it. */
+  Ticket(TicketRecords records, int rec, long number) {
+    this.records = records;
+    this.rec = rec;
+    this.number = number;
+  }
+
+  private Ticket(long number) {
+    this.records = null;
+    this.rec = -1;
+    this.number = number;
+  }
+
+  /** Its record; throws once the ticket has ended, whose record another ticket may now hold. */
+  int rec() {
+    if (rec < 0) {
+      throw new IllegalStateException("the ticket has ended");
+    }
+    return rec;
+  }
+
+  TicketRecords records() {
+    return records;
+  }
+
+  /** Ends the ticket: its record, already out of the token store, goes back to be reused. */
+  void end() {
+    if (rec >= 0) {
+      records.free(rec);
+      rec = -1;
+    }
+  }
+
+  /** {@link #WAITING}, {@link #READY}, {@link #GONE} once ended, 0 before it is placed. */
+  byte state() {
+    return rec < 0 ? GONE : records.state(rec);
+  }
+
+  void state(byte state) {
+    records.state(rec(), state);
+  }
+
+  /** The token; changes only when the ticket's identity takes its place to another device. */
+  long hi() {
+    return records.get(rec(), TicketRecords.HI);
+  }
+
+  long lo() {
+    return records.get(rec(), TicketRecords.LO);
+  }
+
+  long lastActivity() {
+    return records.get(rec(), TicketRecords.LAST_ACTIVITY);
+  }
+
+  void lastActivity(long v) {
+    records.set(rec(), TicketRecords.LAST_ACTIVITY, v);
+  }
+
+  long issuedAt() {
+    return records.get(rec(), TicketRecords.ISSUED_AT);
+  }
+
+  void issuedAt(long v) {
+    records.set(rec(), TicketRecords.ISSUED_AT, v);
+  }
+
+  long lastPoll() {
+    return records.get(rec(), TicketRecords.LAST_POLL);
+  }
+
+  void lastPoll(long v) {
+    records.set(rec(), TicketRecords.LAST_POLL, v);
+  }
+
+  /** When the cookies were last sent, or {@link #COOKIES_DUE}. */
+  long cookiesSentAt() {
+    return records.get(rec(), TicketRecords.COOKIES_SENT_AT);
+  }
+
+  void cookiesSentAt(long v) {
+    records.set(rec(), TicketRecords.COOKIES_SENT_AT, v);
+  }
+
+  long readyAt() {
+    return records.get(rec(), TicketRecords.READY_AT);
+  }
+
+  void readyAt(long v) {
+    records.set(rec(), TicketRecords.READY_AT, v);
+  }
 
   /**
-   * The ticket's yes/no facts, one bit each (a boolean field apiece would take a byte each and
-   * round the ticket up from 120 to 128 bytes); read and written through the accessors below.
+   * Its slot in the {@link LineIndex} while it waits ({@link LineSlots}), else {@link #NO_SLOT}.
    */
-  private byte flags;
+  int slot() {
+    return rec < 0 ? NO_SLOT : records.slot(rec);
+  }
 
-  private static final int SEEN = 1;
-  private static final int POLLED = 1 << 1;
-  private static final int RELOADED = 1 << 2;
-  private static final int HAS_PASS = 1 << 3;
-  private static final int PROMOTED = 1 << 4;
-  private static final int TOLD = 1 << 5;
-  private static final int AWAY = 1 << 6;
+  void slot(int slot) {
+    records.slot(rec(), slot);
+  }
 
   private boolean is(int bit) {
-    return (flags & bit) != 0;
+    return records.is(rec(), bit);
   }
 
   private void set(int bit, boolean on) {
-    flags = (byte) (on ? flags | bit : flags & ~bit);
+    records.flag(rec(), bit, on);
   }
 
   /** Heard from (a poll or a claim) since it was issued. */
@@ -170,15 +251,9 @@ final class Ticket {
 
   Ticket right;
 
-  Ticket(long hi, long lo, long number) {
-    this.hi = hi;
-    this.lo = lo;
-    this.number = number;
-  }
-
   /** A probe for index searches: a ticket with only an ordering key. */
   static Ticket probe(int band, long place, long order) {
-    Ticket k = new Ticket(0, 0, 0);
+    Ticket k = new Ticket(0);
     k.band = band;
     k.place = place;
     k.order = order;

@@ -1,9 +1,8 @@
 package dev.room.engine;
 
-import java.util.function.Consumer;
-
 /**
- * The token store: an open-addressing hash table from a 128-bit token to its ticket.
+ * An open-addressing hash table from a 128-bit token to its ticket: the {@link TokenStore}'s index
+ * of the tokens that do not name their own record (imported ones, and a few others).
  *
  * <p>Tokens are uniformly random, so their low bits are a good hash and linear probing stays short.
  * Deletion shifts later entries back instead of leaving tombstones, so a flood of short-lived
@@ -31,14 +30,6 @@ final class TokenTable {
 
   private int size;
 
-  /** Told when a ticket bound to an identity leaves the table (its ending); null for none. */
-  private IdentityBook identities;
-
-  /** Releases a ticket's identity whenever the ticket leaves this table. */
-  void releaseTo(IdentityBook book) {
-    this.identities = book;
-  }
-
   int size() {
     return size;
   }
@@ -54,7 +45,7 @@ final class TokenTable {
       if (t == null) {
         return null;
       }
-      if ((g[i] & 0xF) == bits && t.lo == lo && t.hi == hi) {
+      if ((g[i] & 0xF) == bits && t.lo() == lo && t.hi() == hi) {
         return t;
       }
     }
@@ -65,7 +56,7 @@ final class TokenTable {
     if ((size + 1) * 2 > slots.length) {
       resize(slots.length * 2);
     }
-    if (get(t.hi, t.lo) != null) {
+    if (get(t.hi(), t.lo()) != null) {
       return false;
     }
     place(slots, tags, t);
@@ -73,35 +64,11 @@ final class TokenTable {
     return true;
   }
 
-  /**
-   * Removes exactly {@code t} (identity); returns false when it was not present. Leaving the table
-   * ends the ticket, so its identity, if any, is released.
-   */
+  /** Removes exactly {@code t} (identity); returns false when it was not present. */
   boolean remove(Ticket t) {
-    if (!unlink(t)) {
-      return false;
-    }
-    if (identities != null) {
-      identities.release(t);
-    }
-    return true;
-  }
-
-  /**
-   * Files {@code t} under a new token, which must not be in the table; the ticket lives on (its
-   * identity stays bound).
-   */
-  void rekey(Ticket t, long hi, long lo) {
-    unlink(t);
-    t.hi = hi;
-    t.lo = lo;
-    add(t);
-  }
-
-  private boolean unlink(Ticket t) {
     Ticket[] s = slots;
     int mask = s.length - 1;
-    int i = home(hash(t.hi, t.lo), mask);
+    int i = home(hash(t.hi(), t.lo()), mask);
     while (s[i] != t) {
       if (s[i] == null) {
         return false;
@@ -115,7 +82,7 @@ final class TokenTable {
     for (int j = (hole + 1) & mask; s[j] != null; j = (j + 1) & mask) {
       int d = (g[j] & 0xFF) >>> 4;
       if (d == FAR) {
-        d = (j - home(hash(s[j].hi, s[j].lo), mask)) & mask;
+        d = (j - home(hash(s[j].hi(), s[j].lo()), mask)) & mask;
       }
       int gap = (j - hole) & mask;
       if (d >= gap) {
@@ -133,45 +100,6 @@ final class TokenTable {
     return true;
   }
 
-  /**
-   * Every ticket in the table now, in slot order. Copies references only, so it is a straight pass
-   * over the slot array however many tickets there are; a caller that then works through the copy
-   * across several lock holds is unaffected by the shifts and rehashes its own retirements cause (a
-   * scan by slot index across holds would skip the tickets those moved behind it).
-   */
-  Ticket[] snapshot() {
-    Ticket[] out = new Ticket[size];
-    int n = 0;
-    for (Ticket t : slots) {
-      if (t != null) {
-        out[n++] = t;
-      }
-    }
-    return out;
-  }
-
-  void forEach(Consumer<Ticket> visitor) {
-    for (Ticket t : slots) {
-      if (t != null) {
-        visitor.accept(t);
-      }
-    }
-  }
-
-  void clear() {
-    slots = new Ticket[MIN_CAPACITY];
-    tags = new byte[MIN_CAPACITY];
-    size = 0;
-  }
-
-  /** Takes over {@code other}'s tickets (this table is empty), leaving {@code other} empty. */
-  void takeAll(TokenTable other) {
-    slots = other.slots;
-    tags = other.tags;
-    size = other.size;
-    other.clear();
-  }
-
   /** Checks every entry's tag, and that no free slot lies between an entry and its home. */
   String check() {
     int mask = slots.length - 1;
@@ -182,7 +110,7 @@ final class TokenTable {
         continue;
       }
       n++;
-      long h = hash(t.hi, t.lo);
+      long h = hash(t.hi(), t.lo());
       int d = (i - home(h, mask)) & mask;
       if (tags[i] != tag(d, (byte) bitsOf(h))) {
         return "tag of slot " + i;
@@ -211,7 +139,7 @@ final class TokenTable {
   /** Files {@code t}, whose token is not in {@code s}, at the first free slot from its home. */
   private static void place(Ticket[] s, byte[] g, Ticket t) {
     int mask = s.length - 1;
-    long h = hash(t.hi, t.lo);
+    long h = hash(t.hi(), t.lo());
     int home = home(h, mask);
     int i = home;
     while (s[i] != null) {

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * merges and root changes all happen.
  */
 class LineIndexTest {
+  private static final TestTickets TICKETS = new TestTickets();
 
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 42, 1234567})
@@ -61,7 +62,7 @@ class LineIndexTest {
       int op = rnd.nextInt(100);
       int target = step < 30_000 ? 6000 : 300; // grow, then drain
       if (op < (model.size() < target ? 60 : 30) || model.isEmpty()) {
-        Ticket t = new Ticket(step, step, ++counter);
+        Ticket t = TICKETS.make(step, step, ++counter);
         if (!model.isEmpty() && rnd.nextInt(20) == 0) {
           Ticket tieWith = model.get(rnd.nextInt(model.size()));
           t.band = tieWith.band;
@@ -121,7 +122,7 @@ class LineIndexTest {
     for (int step = 0; step < 3000; step++) {
       int op = rnd.nextInt(10);
       if (op < 5 || model.isEmpty()) {
-        Ticket t = new Ticket(rnd.nextLong(), rnd.nextLong(), ++counter);
+        Ticket t = TICKETS.make(rnd.nextLong(), rnd.nextLong(), ++counter);
         if (!model.isEmpty() && rnd.nextInt(4) == 0) {
           Ticket tieWith = model.get(rnd.nextInt(model.size()));
           t.band = tieWith.band;
@@ -154,7 +155,7 @@ class LineIndexTest {
     for (int step = 0; step < 3000; step++) {
       int op = rnd.nextInt(10);
       if (op < 4 || model.isEmpty()) {
-        Ticket t = new Ticket(rnd.nextLong(), rnd.nextLong(), ++counter);
+        Ticket t = TICKETS.make(rnd.nextLong(), rnd.nextLong(), ++counter);
         if (!model.isEmpty() && rnd.nextInt(3) == 0) {
           Ticket tieWith = model.get(rnd.nextInt(model.size()));
           t.band = tieWith.band;
@@ -216,7 +217,7 @@ class LineIndexTest {
   }
 
   private static Ticket ticket(long id, int band, long place, long order) {
-    Ticket t = new Ticket(id, id, id);
+    Ticket t = TICKETS.make(id, id, id);
     t.band = band;
     t.place = place;
     t.order = order;

@@ -97,8 +97,18 @@ public final class LedgerLine implements Line {
 
   @Override
   public long arrive(
+      long[] token, String identity, String clientKey, boolean toFront, long now, Policy p) {
+    return counted(line.arrive(token, identity, clientKey, toFront, now, p));
+  }
+
+  @Override
+  public long arrive(
       long hi, long lo, String identity, String clientKey, boolean toFront, long now, Policy p) {
-    long o = line.arrive(hi, lo, identity, clientKey, toFront, now, p);
+    return counted(line.arrive(hi, lo, identity, clientKey, toFront, now, p));
+  }
+
+  /** Counts an arrival's outcome, with or without an identity. */
+  private long counted(long o) {
     if (Outcome.has(o, Outcome.EVICTED)) {
       retired.incrementAndGet(); // the identity's expired place, retired by this arrival
     }

@@ -136,9 +136,22 @@ public abstract class LineContractTest {
     return l.arrive(c.hi(), c.lo(), "key-" + c.token().substring(0, 4), false, now(), policy);
   }
 
+  /**
+   * A new client arriving as the room's do: a fresh random token that the line may finish ({@link
+   * Line#arrive(long[], String, String, boolean, long, Policy)}); returns the outcome and leaves
+   * the client's token, as the line finished it, in {@code out[0]}.
+   */
+  protected long arriveFresh(Line l, Client[] out) {
+    long[] t = Tokens.generate();
+    long o = l.arrive(t, null, "key-" + Long.toHexString(t[0] >>> 48), false, now(), policy);
+    out[0] = new Client(t[0], t[1]);
+    return o;
+  }
+
   protected Client waiter(Line l, long expectedPosition) {
-    Client c = Client.fresh();
-    long o = arrive(l, c);
+    Client[] made = new Client[1];
+    long o = arriveFresh(l, made);
+    Client c = made[0];
     assertEquals(Outcome.WAITING, Outcome.kind(o));
     assertEquals(expectedPosition, Outcome.position(o));
     return c;
@@ -711,9 +724,10 @@ public abstract class LineContractTest {
       List<TicketInfo> q = ref.queue(Integer.MAX_VALUE);
       List<TicketInfo> waiting = q.stream().filter(t -> t.position() > 0).toList();
       if (op < 30 || q.isEmpty()) {
-        Client c = Client.fresh();
+        long[] t = Tokens.generate();
         boolean pass = rnd.nextInt(5) == 0;
-        long a = l.arrive(c.hi(), c.lo(), "", pass, now(), policy);
+        long a = l.arrive(t, null, "", pass, now(), policy); // the line may finish the token
+        Client c = new Client(t[0], t[1]);
         long b = ref.arrive(c.hi(), c.lo(), "", pass, now(), policy);
         assertEquals(Outcome.kind(b), Outcome.kind(a), "step " + step);
         assertEquals(Outcome.position(b), Outcome.position(a), "step " + step);
@@ -2487,5 +2501,64 @@ public abstract class LineContractTest {
     assertTrue(sim.handoverMedian <= 100, sim.toString());
     assertEquals(0, sim.orderViolations, sim.toString());
     assertTrue(sim.maxInFlight() <= 20, sim.toString());
+  }
+
+  // ── Tokens the line finishes ───────────────────────────────────────────
+
+  @Test
+  void aLineFinishesOnlyTheLowBitsOfANewToken() {
+    Line l = line(1);
+    fill(l);
+    java.util.Set<String> given = new java.util.HashSet<>();
+    for (int i = 1; i <= 200; i++) {
+      long[] fresh = Tokens.generate();
+      long[] t = fresh.clone();
+      long o = l.arrive(t, null, "", false, now(), policy);
+      assertEquals(Outcome.WAITING, Outcome.kind(o));
+      assertEquals(i, Outcome.position(o));
+      assertEquals(fresh[0], t[0], "the high half stays the caller's");
+      assertEquals(fresh[1] >>> 32, t[1] >>> 32, "and so do the next 32 bits");
+      assertTrue(given.add(Tokens.format(t[0], t[1])), "every token is new");
+      assertEquals(i, positionOf(l, new Client(t[0], t[1])));
+    }
+    l.exit(now());
+  }
+
+  @Test
+  void aTokenWhoseRecordWasReusedIsUnknown() {
+    Line l = line(1);
+    fill(l);
+    Client first = waiter(l, 1);
+    Client second = waiter(l, 2);
+    assertTrue(l.remove(first.hi(), first.lo(), now()));
+    Client third = waiter(l, 2); // the in-memory line files it in the record the first one left
+    assertEquals(Outcome.UNKNOWN, Outcome.kind(poll(l, first)));
+    assertNull(l.ticket(first.hi(), first.lo()));
+    assertFalse(l.remove(first.hi(), first.lo(), now()));
+    assertEquals(1, Outcome.position(poll(l, second)));
+    assertEquals(2, Outcome.position(poll(l, third)));
+    Client forged = // the first token's random bits with the third's finished ones
+        new Client(first.hi(), (first.lo() & ~0xFFFF_FFFFL) | (third.lo() & 0xFFFF_FFFFL));
+    assertEquals(Outcome.UNKNOWN, Outcome.kind(poll(l, forged)));
+    l.exit(now());
+  }
+
+  @Test
+  void aSecondDeviceTakesOverThePlaceUnderAFinishedToken() {
+    Line l = line(1);
+    fill(l);
+    Client other = waiter(l, 1);
+    long[] phone = Tokens.generate();
+    assertEquals(2, Outcome.position(l.arrive(phone, "account-9", "", false, now(), policy)));
+    long[] laptop = Tokens.generate();
+    long again = l.arrive(laptop, "account-9", "", false, now(), policy);
+    assertTrue(Outcome.has(again, Outcome.REJOINED));
+    assertEquals(2, Outcome.position(again));
+    assertEquals(2, l.waiting(), "no ticket was added");
+    assertEquals(Outcome.MOVED, Outcome.kind(l.poll(phone[0], phone[1], now(), policy)));
+    clock.advanceMillis(2000);
+    assertEquals(2, Outcome.position(l.poll(laptop[0], laptop[1], now(), policy)));
+    assertEquals(tokens(other, new Client(laptop[0], laptop[1])), order(l));
+    l.exit(now());
   }
 }

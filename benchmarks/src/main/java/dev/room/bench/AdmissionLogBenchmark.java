@@ -99,8 +99,9 @@ public class AdmissionLogBenchmark {
     /** One admission: arrive behind the held slot, the slot frees and is handed over, claimed. */
     void admitOne() {
       long hi = 0x5EED_0000_0000_0000L | next;
-      long lo = next++ * 0x9E37_79B9_7F4A_7C15L;
-      long o = line.arrive(hi, lo, "", false, Lines.NOW, POLICY);
+      long[] t = {hi, next++ * 0x9E37_79B9_7F4A_7C15L};
+      long o = line.arrive(t, null, "", false, Lines.NOW, POLICY); // the line finishes the token
+      long lo = t[1];
       if (Outcome.kind(o) != Outcome.WAITING) {
         throw new IllegalStateException("expected to wait, got kind " + Outcome.kind(o));
       }

@@ -74,8 +74,8 @@ public final class HeapFootprint {
   private static void issue(InMemoryLine line, int n, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     for (int i = 0; i < n; i++) {
-      long o =
-          line.arrive(random.nextLong(), random.nextLong(), "", false, Lines.NOW, Lines.POLICY);
+      long[] t = {random.nextLong(), random.nextLong()}; // finished by the line, as the room's
+      long o = line.arrive(t, null, "", false, Lines.NOW, Lines.POLICY);
       if (Outcome.kind(o) != Outcome.WAITING) {
         throw new IllegalStateException("arrival " + i + " not queued");
       }

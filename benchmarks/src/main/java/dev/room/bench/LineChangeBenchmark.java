@@ -133,7 +133,7 @@ public class LineChangeBenchmark {
   public long arrive(Arrivals s) {
     long sum = 0;
     for (int i = 0; i < BATCH; i++) {
-      long o = s.line.arrive(s.hi[i], s.lo[i], "", false, Lines.NOW, Lines.POLICY);
+      long o = Lines.arrive(s.line, s.hi, s.lo, i, "");
       if (Outcome.kind(o) != Outcome.WAITING) {
         throw new IllegalStateException("arrival " + i + " was not queued");
       }

@@ -48,11 +48,23 @@ final class Lines {
     long[] lo = tokens[1];
     for (int i = 0; i < hi.length; i++) {
       String key = clientKeys == null ? "" : clientKeys[i % clientKeys.length];
-      long o = line.arrive(hi[i], lo[i], key, false, NOW, POLICY);
+      long o = arrive(line, hi, lo, i, key);
       if (Outcome.kind(o) != Outcome.WAITING) {
         throw new IllegalStateException("ticket " + i + " was not queued: kind " + Outcome.kind(o));
       }
     }
+  }
+
+  /**
+   * Client {@code i} arrives the way the room's arrivals do: its random token goes to the line to
+   * finish ({@code InMemoryLine.arrive(long[], ...)}, which names the ticket's record in the low 32
+   * bits), and {@code lo[i]} becomes the token the client was given.
+   */
+  static long arrive(InMemoryLine line, long[] hi, long[] lo, int i, String key) {
+    long[] t = {hi[i], lo[i]};
+    long o = line.arrive(t, null, key, false, NOW, POLICY);
+    lo[i] = t[1];
+    return o;
   }
 
   /** Checks an outcome is a waiting ticket's, so a benchmark never measures a miss. */

@@ -88,7 +88,7 @@ public class RemoveTokenScalingBenchmark {
   @TearDown(Level.Iteration)
   public void putBack() {
     for (int k = 0; k < BATCH; k++) {
-      long o = line.arrive(hi[victims[k]], lo[victims[k]], "", false, Lines.NOW, Lines.POLICY);
+      long o = Lines.arrive(line, hi, lo, victims[k], ""); // a fresh token, as a rejoin gets
       Lines.requireWaiting(o, "re-queue");
     }
     if (line.waiting() != queued) {
