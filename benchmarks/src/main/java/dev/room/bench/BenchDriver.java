@@ -72,6 +72,17 @@ public final class BenchDriver {
           child(HeapFootprint.class, List.of("-Xms3g", "-Xmx3g"), List.of("10000000", "heap10m")));
     }
 
+    // The lookup row's floor on this machine: one dependent read over the span of 10 million
+    // records (640 MB), and the engine's poll beside a model of the one-miss design.
+    System.out.println("== one memory read, and the engine beside the one-miss model");
+    List<String> floorJvm =
+        List.of("-Xms3g", "-Xmx3g", "-XX:+UseTransparentHugePages", "-XX:+AlwaysPreTouch");
+    List<String> floorArgs = List.of(quick ? "10000000" : "160000000");
+    List<String> directJvm = List.of("-Xms3500m", "-Xmx3500m", "-XX:+UseTransparentHugePages");
+    List<String> directArgs = List.of(quick ? "100000" : "10000000");
+    List<String[]> floor = new ArrayList<>(child(MemoryFloor.class, floorJvm, floorArgs));
+    floor.addAll(child(DirectLookup.class, directJvm, directArgs));
+
     System.out.println("== HTTP on loopback");
     List<String> httpArgs =
         quick
@@ -151,6 +162,8 @@ public final class BenchDriver {
     commands.put("lookup", EngineRuns.jmh(quick, "StatusLookupBenchmark", true));
     commands.put("removeToken", EngineRuns.jmh(quick, "RemoveTokenScalingBenchmark", false));
     commands.put("heap", java(heapJvm, HeapFootprint.class, List.of("10000000", "heap10m")));
+    commands.put("floor", java(floorJvm, MemoryFloor.class, floorArgs));
+    commands.put("direct", java(directJvm, DirectLookup.class, directArgs));
     commands.put("redis", java(redisJvm, RedisPollBench.class, redisArgs));
     Report report =
         new Report(quick, machine, Machine.loadAverage(), command, minutes, engine, heap, http);
@@ -163,7 +176,9 @@ public final class BenchDriver {
             fits,
             values(soak, "soak"),
             redis,
-            commands);
+            commands,
+            values(floor, "floor"),
+            values(floor, "direct"));
     Files.writeString(
         out,
         report.markdown(chart.getFileName().toString(), issue16.markdown())

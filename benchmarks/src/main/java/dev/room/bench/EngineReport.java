@@ -121,7 +121,7 @@ final class EngineReport {
         tickets were retired. "Position with 1,000 ghosts" is therefore measured as a poll of \
         clients behind 1,000 tickets that were issued and then removed (2,000 issued, every \
         other one removed, 1,000 more issued and polled in random order). The figure is a whole \
-        engine poll (lock, token table, liveness update, position), not the position arithmetic \
+        engine poll (lock, the token's record, liveness update, position), not the position arithmetic \
         alone; the "waiting alone" row is the same poll with no walk, measured in the same run.
 
         """);
@@ -144,7 +144,7 @@ final class EngineReport {
       String split =
           alone == null
               ? ""
-              : " Side by side, the same poll of a client waiting alone takes %s, so the walk past 1,000 live clients and 1,000 ghosts costs about %s; the rest is the lock, the token table and the liveness update."
+              : " Side by side, the same poll of a client waiting alone takes %s, so the walk past 1,000 live clients and 1,000 ghosts costs about %s; the rest is the lock, the token's record and the liveness update."
                   .formatted(
                       Figure.time(alone.nanos().median()),
                       Figure.time(ghost.nanos().median() - alone.nanos().median()));
@@ -154,8 +154,8 @@ final class EngineReport {
               "≤ 50 ns",
               ghost.nanos().timeWithSpread() + " (whole poll, 1 thread)",
               ghost.nanos().median() <= 50,
-              "A poll takes the line's lock (uncontended here), probes the token table, updates the"
-                  + " ticket's liveness and counts the position from the ticket's slot number"
+              "A poll takes the line's lock (uncontended here), reads the record its token names,"
+                  + " updates the ticket's liveness and counts the position from the ticket's slot number"
                   + " (a popcount of the head bits up to the slot and a Fenwick prefix sum);"
                   + " the Go figure is the position arithmetic alone."
                   + split
@@ -180,9 +180,9 @@ final class EngineReport {
               "≤ 1 µs",
               remove.nanos().timeWithSpread() + " (100,000 queued)",
               remove.nanos().median() <= 1_000,
-              "A removal parses the token, deletes it from the token table (backward shift)"
-                  + " and from its index leaf: an array shift in the leaf and the counts fixed on"
-                  + " the path up (about three levels at 100,000), with no key search."));
+              "A removal parses the token, unlists the record its token names, clears the"
+                  + " ticket's slot in the line index (its head and present bits and their counts)"
+                  + " and frees the record for reuse, with no key search."));
     }
   }
 
@@ -251,8 +251,8 @@ final class EngineReport {
         "A lookup counts the position from the slot number in the ticket: a popcount of the"
             + " head bits up to the slot and a Fenwick prefix sum over per-block counts, primitive"
             + " arrays of about 2 MB and 128 KB at 10 million. What grows with the line is the"
-            + " memory latency of the two dependent reads a random client's poll makes cold: the"
-            + " token table's slot, then the ticket it names.";
+            + " memory latency of the one dependent read a random client's poll makes cold: the"
+            + " record its token names.";
     scalingGoal(goals, "Scaling: status lookup 10k → 1M", POLL, 1_000_000, why);
     // 10M, its growth from 10k and removeToken at 1M are issue 16's rows (Issue16Report).
     scalingGoal(

@@ -13,11 +13,11 @@ import java.util.SplittableRandom;
  *
  * <p>Measures used heap after full collections, then issues {@code n} tickets (default 1,000,000)
  * on an in-memory line whose one slot is held, times the issuing, collects again and reports {@code
- * (after - before) / n}: everything the line keeps per waiting client (the ticket, which is also
- * its line-index node, and its share of the token table), with the default empty client key. Tokens
- * come from a seeded {@link SplittableRandom} and are not kept, so they do not count. As a separate
- * figure it times generating {@code n} tokens with {@link Tokens#generate()} (the {@code
- * SecureRandom} the filter uses for each new ticket).
+ * (after - before) / n}: everything the line keeps per waiting client (the ticket, its record, its
+ * slot in the line index and their share of the arrays), with the default empty client key. Tokens
+ * come from a seeded {@link SplittableRandom}, finished by the line as the room's are, and are not
+ * kept, so they do not count. As a separate figure it times generating {@code n} tokens with {@link
+ * Tokens#generate()} (the {@code SecureRandom} the filter uses for each new ticket).
  *
  * <pre>
  * java -Xms2g -Xmx2g -cp benchmarks/target/benchmarks.jar dev.room.bench.HeapFootprint 1000000

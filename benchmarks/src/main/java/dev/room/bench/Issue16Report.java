@@ -57,6 +57,8 @@ final class Issue16Report {
   private final Map<String, String> soak;
   private final RedisResults redis;
   private final Map<String, String> commands;
+  private final Map<String, String> floor;
+  private final Map<String, String> direct;
 
   Issue16Report(
       boolean quick,
@@ -66,7 +68,9 @@ final class Issue16Report {
       boolean fits,
       Map<String, String> soak,
       RedisResults redis,
-      Map<String, String> commands) {
+      Map<String, String> commands,
+      Map<String, String> floor,
+      Map<String, String> direct) {
     this.quick = quick;
     this.engine = engine;
     this.heap1m = heap1m;
@@ -75,6 +79,8 @@ final class Issue16Report {
     this.soak = soak;
     this.redis = redis;
     this.commands = commands;
+    this.floor = floor;
+    this.direct = direct;
   }
 
   List<Row> rows() {
@@ -198,15 +204,18 @@ final class Issue16Report {
     EngineRuns.Row small = engine.row(POLL, 1, 10_000);
     EngineRuns.Row big = engine.row(POLL, 1, 10_000_000);
     String why =
-        "A random client's poll makes two dependent reads that miss the caches at 10 million"
-            + " (the token table's slot, then the ticket it names), each a memory latency whatever"
-            + " the index: the position is a popcount of the head bits at the ticket's slot and a"
-            + " Fenwick sum, arrays that stay in cache on a quiet host (the poll's own misses can"
-            + " evict them on a busy one). At 10,000 everything is in cache, so a lookup whose reads"
-            + " miss cannot stay within 1.5 times that. `MemoryFloor` (benchmarks/README.md)"
-            + " measures one dependent read on the machine at hand: two of them are this row's"
-            + " floor. `DirectLookup` times the engine beside a model of a token that names its own"
-            + " record (one miss a poll).";
+        "A random client's poll reads one record that misses the caches at 10 million: its token"
+            + " names it (TicketRecords), and the position is a popcount of the head bits at the"
+            + " record's slot and a Fenwick sum, arrays that stay in cache on a quiet host (the"
+            + " poll's own misses can evict them on a busy one). At 10,000 everything is in cache,"
+            + " so a lookup whose read misses cannot stay within 1.5 times that. On this machine"
+            + floorText()
+            + " `DirectLookup` and `MemoryFloor` are run by `make bench`; their commands:"
+            + " `"
+            + commands.getOrDefault("direct", "n/a")
+            + "`, `"
+            + commands.getOrDefault("floor", "n/a")
+            + "`.";
     rows.add(
         new Row(
             "in-memory status lookup, 1 thread, 10M queued",
@@ -233,6 +242,48 @@ final class Issue16Report {
             why));
   }
 
+  /** The machine's floor for the lookup, from this run's MemoryFloor and DirectLookup. */
+  private String floorText() {
+    Map.Entry<String, String> read =
+        floor.entrySet().stream().reduce((a, b) -> b).orElse(null); // the largest span
+    String e =
+        direct.entrySet().stream()
+            .filter(x -> x.getKey().startsWith("engine_"))
+            .map(Map.Entry::getValue)
+            .findFirst()
+            .orElse(null);
+    String m =
+        direct.entrySet().stream()
+            .filter(x -> x.getKey().startsWith("model_"))
+            .map(Map.Entry::getValue)
+            .findFirst()
+            .orElse(null);
+    StringBuilder t = new StringBuilder();
+    if (read != null) {
+      long ints = Long.parseLong(read.getKey().substring("ints_".length()));
+      t.append(
+              " one dependent read over %,d MB (`MemoryFloor`, about the records' span at 10"
+                  .formatted(ints * 4 / 1_000_000))
+          .append(" million) costs ")
+          .append(Figure.time(Double.parseDouble(read.getValue())))
+          .append(", the floor of this row whatever the layout.");
+    } else {
+      t.append(" the memory read was not measured.");
+    }
+    if (e != null && m != null) {
+      double en = Double.parseDouble(e);
+      double mn = Double.parseDouble(m);
+      t.append(
+              " In one JVM the engine's poll takes %s beside %s for a model of the one-miss"
+                  .formatted(Figure.time(en), Figure.time(mn)))
+          .append(
+              " design with nothing else (`DirectLookup`, model ÷ engine %.2f; before the"
+                  .formatted(mn / en))
+          .append(" token named its record, two misses a poll, it was about 0.45).");
+    }
+    return t.toString();
+  }
+
   private void removeRow(List<Row> rows) {
     EngineRuns.Row r = engine.row(REMOVE, 1, 1_000_000);
     EngineRuns.Row small = engine.row(REMOVE, 1, 10_000);
@@ -245,8 +296,9 @@ final class Issue16Report {
             small == null ? "n/a" : "10k queued: " + Figure.time(small.nanos().median()),
             r == null ? null : r.nanos().median() <= 1_000,
             "removeToken",
-            "A removal parses the token, deletes it from the token table and from the index;"
-                + " at 1M both are read cold."));
+            "A removal parses the token, unlists the record its token names, takes the ticket"
+                + " out of the line index and frees the record; at 1M the record, the ticket and"
+                + " its slot are read cold."));
   }
 
   private void heapRow(List<Row> rows) {

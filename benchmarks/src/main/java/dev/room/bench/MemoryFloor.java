@@ -43,6 +43,7 @@ public final class MemoryFloor {
       System.out.printf(
           "%,d ints (%,d KiB): %.1f ns a dependent read, median of %d rounds (%.1f - %.1f) [%d]%n",
           next.length, next.length / 256, ns[ROUNDS / 2], ROUNDS, ns[0], ns[ROUNDS - 1], p);
+      System.out.printf("@@floor ints_%d %.1f%n", next.length, ns[ROUNDS / 2]); // for BenchDriver
     }
   }
 
