@@ -17,10 +17,11 @@ package dev.room.engine;
  * boundary, where {@link #BASE} puts every record on a cache line of its own. The first chunk
  * starts small and grows in place, so a small room pays for a few records, not 4 MiB.
  *
- * <p>A free record's word links it into a free list; a record is in use from {@link #take} until
- * {@link #free}. Its {@link #LISTED} bit says whether its token finds it (a ticket removed from the
- * token store keeps its record, and so its fields, until it ends). Not thread-safe: the owning
- * line's lock guards it.
+ * <p>Free records are linked both ways into a free list (so a restored token can take the record it
+ * names wherever that stands in the list); a record is in use from {@link #take} until {@link
+ * #free}. Its {@link #LISTED} bit says whether its token finds it (a ticket removed from the token
+ * store keeps its record, and so its fields, until it ends). Not thread-safe: the owning line's
+ * lock guards it.
  */
 final class TicketRecords {
   static final int HI = 0;
@@ -30,6 +31,9 @@ final class TicketRecords {
   static final int LAST_POLL = 4;
   static final int COOKIES_SENT_AT = 5;
   static final int READY_AT = 6;
+
+  /** A free record's previous one in the free list (a field no free record otherwise uses). */
+  private static final int PREV = LAST_ACTIVITY;
 
   /** Slot (bits 0-31), state (32-39), flags (40-47), listed (48); a free record's next in 0-31. */
   static final int WORD = 7;
@@ -86,19 +90,51 @@ final class TicketRecords {
     return freeHead;
   }
 
-  /** Takes the free list's head for {@code t}; the record is zeroed, its slot {@code NO_SLOT}. */
-  int take(Ticket t) {
-    int r = next();
+  /**
+   * Whether a ticket can take record {@code r}, the one its token names though the line did not
+   * mint it (a token restored after a restart names the record it had): {@code r} is free, or
+   * beyond the records made so far but within twice those in use, and then made. So a restored
+   * line's polls stay one read, and a foreign token's random number makes nothing.
+   */
+  boolean canTake(int r) {
+    if (r < 0 || (r & MASK) == MASK || r >= 2L * used + 2L * PER_CHUNK) {
+      return false;
+    }
+    while (!exists(r)) {
+      grow();
+    }
+    return owner(r) == null;
+  }
+
+  private boolean exists(int r) {
+    int c = r >>> CHUNK_BITS;
+    return c < chunks.length && (r & MASK) < capacity(chunks[c]);
+  }
+
+  /**
+   * Takes free record {@code r} for {@code t}, out of the free list wherever it stands in it (the
+   * list is linked both ways); the record is zeroed, its slot {@code NO_SLOT}.
+   */
+  void take(int r, Ticket t) {
     long[] k = chunks[r >>> CHUNK_BITS];
     int o = BASE + ((r & MASK) << 3);
-    freeHead = (int) k[o + WORD];
+    int nx = (int) k[o + WORD];
+    int pv = (int) k[o + PREV];
+    if (pv >= 0) {
+      link(pv, WORD, nx);
+    } else {
+      freeHead = nx;
+    }
+    if (nx >= 0) {
+      link(nx, PREV, pv);
+    }
+    k[o + PREV] = 0;
     k[o + WORD] = Ticket.NO_SLOT & 0xFFFF_FFFFL; // in no index yet, as a position read would see
     owners[r >>> CHUNK_BITS][r & MASK] = t;
     used++;
-    return r;
   }
 
-  /** Gives record {@code r} back; it must not be listed. */
+  /** Gives record {@code r} back, at the free list's head; it must not be listed. */
   void free(int r) {
     long[] k = chunks[r >>> CHUNK_BITS];
     int o = BASE + ((r & MASK) << 3);
@@ -106,10 +142,24 @@ final class TicketRecords {
       throw new IllegalStateException("a listed record cannot be freed");
     }
     java.util.Arrays.fill(k, o, o + WORD, 0L);
-    k[o + WORD] = freeHead & 0xFFFF_FFFFL;
+    push(r);
     owners[r >>> CHUNK_BITS][r & MASK] = null;
-    freeHead = r;
     used--;
+  }
+
+  /** Links free record {@code r} in at the free list's head. */
+  private void push(int r) {
+    link(r, WORD, freeHead);
+    link(r, PREV, -1);
+    if (freeHead >= 0) {
+      link(freeHead, PREV, r);
+    }
+    freeHead = r;
+  }
+
+  /** A free record's link: a record number, or -1 for none, in the low 32 bits. */
+  private void link(int r, int field, int to) {
+    set(r, field, to & 0xFFFF_FFFFL);
   }
 
   Ticket owner(int r) {
@@ -206,9 +256,7 @@ final class TicketRecords {
     }
     // Pushed from the top down, so the records are taken in ascending order.
     for (int i = to - 1; i >= from; i--) {
-      int r = (c << CHUNK_BITS) | i;
-      chunks[c][BASE + (i << 3) + WORD] = freeHead & 0xFFFF_FFFFL;
-      freeHead = r;
+      push((c << CHUNK_BITS) | i);
     }
   }
 
@@ -219,8 +267,12 @@ final class TicketRecords {
   /** Checks the free list and the count of records in use; returns what does not hold, or null. */
   String check() {
     int free = 0;
-    for (int r = freeHead; r >= 0; r = slot(r)) {
-      if (owner(r) != null || listed(r) || ++free > PER_CHUNK * chunks.length) {
+    int before = -1;
+    for (int r = freeHead; r >= 0; before = r, r = slot(r)) {
+      if (owner(r) != null
+          || listed(r)
+          || (int) get(r, PREV) != before
+          || ++free > PER_CHUNK * chunks.length) {
         return "the free list";
       }
     }

@@ -60,16 +60,18 @@ final class TokenStore {
   }
 
   /**
-   * A new ticket under {@code hi, lo}, in the next free record (found directly when the token names
-   * it, else through the overflow index); null, and nothing taken, when the token is already here.
+   * A new ticket under {@code hi, lo}: in the record the token names when a ticket can take it (a
+   * minted token names the next free one; a restored token the one it had), found directly, else in
+   * the next free record and found through the overflow index; null, and nothing taken, when the
+   * token is already here.
    */
   Ticket issue(long hi, long lo, long number) {
     if (find(hi, lo) >= 0) {
       return null;
     }
-    int r = records.next();
+    int r = records.canTake((int) lo) ? (int) lo : records.next();
     Ticket t = new Ticket(records, r, number);
-    records.take(t);
+    records.take(r, t);
     list(t, hi, lo);
     return t;
   }

@@ -5,8 +5,9 @@ final class TestTickets {
   private final TicketRecords records = new TicketRecords();
 
   Ticket make(long hi, long lo, long number) {
-    Ticket t = new Ticket(records, records.next(), number);
-    records.take(t);
+    int r = records.next();
+    Ticket t = new Ticket(records, r, number);
+    records.take(r, t);
     token(t, hi, lo);
     return t;
   }

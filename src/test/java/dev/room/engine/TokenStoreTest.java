@@ -113,4 +113,36 @@ class TokenStoreTest {
     assertEquals(2, store.records.used());
     assertNull(store.check());
   }
+
+  @Test
+  void aRestoredTokenTakesTheRecordItNames() {
+    SplittableRandom random = new SplittableRandom(16);
+    TokenStore before = new TokenStore();
+    List<long[]> kept = new ArrayList<>();
+    for (int i = 0; i < 3_000; i++) {
+      long lo = TokenStore.naming(random.nextLong(), before.nextRecord());
+      Ticket t = before.issue(random.nextLong(), lo, i);
+      if (random.nextInt(3) == 0) { // left before the export: its record is not taken after
+        before.remove(t);
+        t.end();
+      } else {
+        kept.add(new long[] {t.hi(), t.lo()});
+      }
+    }
+    java.util.Collections.shuffle(kept, new java.util.Random(17)); // line order, not record order
+    TokenStore after = new TokenStore();
+    for (long[] k : kept) {
+      Ticket t = after.issue(k[0], k[1], 0);
+      assertEquals((int) k[1], t.rec(), "filed in the record its token names");
+    }
+    Ticket foreign = after.issue(1, 0x7FFF_0000_1234_5678L, 0); // names record 305,419,896
+    assertNotNull(foreign);
+    assertTrue(foreign.rec() < 3 * TicketRecords.PER_CHUNK, "a far record number makes no records");
+    Ticket fresh = after.issue(2, TokenStore.naming(3, after.nextRecord()), 0);
+    assertEquals((int) fresh.lo(), fresh.rec(), "a minted token takes a record the restore left");
+    assertNull(after.check());
+    for (long[] k : kept) {
+      assertNotNull(after.get(k[0], k[1]));
+    }
+  }
 }
