@@ -242,22 +242,21 @@ final class Issue16Report {
             why));
   }
 
+  /** The first value whose name starts with {@code prefix}, or null. */
+  private static String valueStartingWith(Map<String, String> values, String prefix) {
+    return values.entrySet().stream()
+        .filter(x -> x.getKey().startsWith(prefix))
+        .map(Map.Entry::getValue)
+        .findFirst()
+        .orElse(null);
+  }
+
   /** The machine's floor for the lookup, from this run's MemoryFloor and DirectLookup. */
   private String floorText() {
     Map.Entry<String, String> read =
         floor.entrySet().stream().reduce((a, b) -> b).orElse(null); // the largest span
-    String e =
-        direct.entrySet().stream()
-            .filter(x -> x.getKey().startsWith("engine_"))
-            .map(Map.Entry::getValue)
-            .findFirst()
-            .orElse(null);
-    String m =
-        direct.entrySet().stream()
-            .filter(x -> x.getKey().startsWith("model_"))
-            .map(Map.Entry::getValue)
-            .findFirst()
-            .orElse(null);
+    String e = valueStartingWith(direct, "engine_");
+    String m = valueStartingWith(direct, "model_");
     StringBuilder t = new StringBuilder();
     if (read != null) {
       long ints = Long.parseLong(read.getKey().substring("ints_".length()));
