@@ -261,9 +261,9 @@ final class Issue16Report {
     if (read != null) {
       long ints = Long.parseLong(read.getKey().substring("ints_".length()));
       t.append(
-              " one dependent read over %,d MB (`MemoryFloor`, about the records' span at 10"
+              " one dependent read over %,d MB (`MemoryFloor`; the records of 10 million"
                   .formatted(ints * 4 / 1_000_000))
-          .append(" million) costs ")
+          .append(" waiting span 640 MB) costs ")
           .append(Figure.time(Double.parseDouble(read.getValue())))
           .append(", the floor of this row whatever the layout.");
     } else {
