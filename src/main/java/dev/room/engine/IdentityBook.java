@@ -10,7 +10,7 @@ import java.util.Map;
  * from.
  *
  * <p>Identities are kept only as {@linkplain Identities salted hashes}, under a salt made on first
- * use (or restored with an import). An entry lives exactly as long as its ticket: the token table
+ * use (or restored with an import). An entry lives exactly as long as its ticket: the token store
  * releases it when the ticket leaves (admitted, removed, evicted, expired). When the identity joins
  * again from another device the place is re-filed under the new device's token and the old token is
  * remembered here as moved, so that device's next poll learns where its place went; a moved token

@@ -22,14 +22,14 @@ import java.util.function.Predicate;
  * ready list, the counts and the allowance; hands free slots to the first present waiters), the
  * {@link TokenStore} (token to ticket), the {@link Retirement} path, the {@link Promoter} (every
  * move within the line), the {@link TicketDesk} (arrive, poll, claim), the {@link PassBook}, the
- * {@link IdentityBook} (one place per identity: the token table releases a ticket's identity as it
+ * {@link IdentityBook} (one place per identity: the token store releases a ticket's identity as it
  * leaves), the chunked {@link LineReader}, {@link LineArchive} and {@link LineSweeps}, and the
  * {@link Entrance}: the lock-free fast path ({@link #tryEnter}, {@link #exit}) and the settings it
  * reads without the lock, with the notes on their races. Only the pass book is thread-safe on its
  * own; the rest is guarded by this line's lock, and the window's counts and allowance are volatile
  * for the fast path.
  *
- * <p>Exactly once. A ticket lives in the token table while it is WAITING or READY; leaving it
+ * <p>Exactly once. A ticket lives in the token store while it is WAITING or READY; leaving it
  * (admission in {@link ServingWindow#admitReady} or {@link Retirement}) is the single atomic step
  * that ends it, so admission racing eviction accounts for the ticket exactly once. Presence (a
  * waiting ticket is present or away): see {@link ServingWindow}.

@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 /**
  * The line as exported and restored: ready tickets first, then the waiting ones in line order.
  * Export copies a chunk per hold of the owning line's lock; a restore is read into a fresh index
- * and token table outside the lock, which the line then takes over at once.
+ * and token store outside the lock, which the line then takes over at once.
  */
 final class LineArchive {
   private final Object lock;

@@ -25,7 +25,16 @@ final class Retirement {
   }
 
   static boolean expired(Ticket t, long now, Policy p) {
-    return p.expired(now, t.lastActivity(), t.issuedAt(), t.seen());
+    return expired(t.records(), t.rec(), now, p);
+  }
+
+  /** {@link #expired(Ticket, long, Policy)} of the ticket in record {@code r}, read from it. */
+  static boolean expired(TicketRecords rs, int r, long now, Policy p) {
+    return p.expired(
+        now,
+        rs.get(r, TicketRecords.LAST_ACTIVITY),
+        rs.get(r, TicketRecords.ISSUED_AT),
+        rs.is(r, Ticket.SEEN));
   }
 
   /** Ends a ticket that will never be admitted; a freed slot is handed on. */

@@ -130,11 +130,7 @@ final class TicketDesk {
       return gone(hi, lo);
     }
     TicketRecords rs = tokens.records;
-    if (p.expired(
-        now,
-        rs.get(r, TicketRecords.LAST_ACTIVITY),
-        rs.get(r, TicketRecords.ISSUED_AT),
-        rs.is(r, Ticket.SEEN))) {
+    if (Retirement.expired(rs, r, now, p)) {
       return retirement.retireExpired(rs.owner(r), now);
     }
     long flags = rs.state(r) == Ticket.READY ? window.lapseIfDue(rs.owner(r), now, p) : 0;
@@ -157,9 +153,9 @@ final class TicketDesk {
     }
     if (rs.state(r) == Ticket.READY) {
       if (!rs.is(r, Ticket.TOLD)) {
+        // the claim deadline runs from when the client learns of it
         rs.flag(r, Ticket.TOLD, true);
-        rs.set(
-            r, TicketRecords.READY_AT, now); // the claim deadline runs from when the client learns
+        rs.set(r, TicketRecords.READY_AT, now);
         flags |= Outcome.FIRST_READY;
       }
       return Outcome.of(Outcome.READY, 0, flags);
