@@ -248,7 +248,7 @@ final class EngineReport {
         .append(chartFile)
         .append(")\n\n");
     String why =
-        "A lookup counts the position from the slot number in the ticket: a popcount of the"
+        "A lookup counts the position from the slot number in the ticket's record: a popcount of the"
             + " head bits up to the slot and a Fenwick prefix sum over per-block counts, primitive"
             + " arrays of about 2 MB and 128 KB at 10 million. What grows with the line is the"
             + " memory latency of the one dependent read a random client's poll makes cold: the"
