@@ -194,7 +194,6 @@ final class RequestPath implements SlotReleaser {
     }
     long hi = t[0];
     long lo = t[1];
-    String token = Tokens.format(hi, lo);
     if (identity != null) {
       events.retired(o); // the identity's expired place, or a lapsed offer found on the takeover
       if (Outcome.has(o, Outcome.REJOINED)) { // an existing place moved here: no new ticket
@@ -214,6 +213,7 @@ final class RequestPath implements SlotReleaser {
       case Outcome.ADMITTED -> entered();
       case Outcome.REJECTED -> events.fire(Event.REJECT, "", clientKey, stale);
       case Outcome.WAITING -> {
+        String token = Tokens.format(hi, lo); // as the line finished it
         events.fire(Event.QUEUE, token, clientKey, stale);
         if (Outcome.has(o, Outcome.PROMOTED)) {
           events.fire(Event.PROMOTE, token, clientKey, false);
