@@ -46,6 +46,9 @@ class IdentityExportImportTest {
 
   @AfterEach
   void stop() throws IOException {
+    if (redis == null) {
+      return; // redis-server is missing: the test was skipped before anything started
+    }
     rooms.forEach(WaitingRoom::close);
     redis.close();
   }

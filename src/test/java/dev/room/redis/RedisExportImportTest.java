@@ -50,6 +50,9 @@ class RedisExportImportTest {
 
   @AfterEach
   void stop() throws IOException {
+    if (redis == null) {
+      return; // redis-server is missing: the test was skipped before anything started
+    }
     rooms.forEach(WaitingRoom::close);
     redis.close();
   }

@@ -44,6 +44,9 @@ class RedisLeaseTest {
 
   @AfterEach
   void stop() throws IOException {
+    if (redis == null) {
+      return; // redis-server is missing: the test was skipped before anything started
+    }
     RedisLine checker = instance(false);
     checker.checkInvariants();
     lines.forEach(RedisLine::close);
