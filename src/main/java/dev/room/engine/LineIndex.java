@@ -128,7 +128,7 @@ final class LineIndex {
 
   /** Returns the number of groups strictly ahead of {@code t}'s group, plus one. */
   long position(Ticket t) {
-    return slots.counts.headsThrough(slots.slotIndex(t));
+    return positionAt(t.slot());
   }
 
   /** {@link #position(Ticket)} of the waiting ticket in {@code slot}, read from its record. */

@@ -75,14 +75,9 @@ final class LineSlots {
   }
 
   /**
-   * The index of {@code t}'s slot without reading the slot array or the bits (a position's path,
-   * where every read is a likely cache miss): checks only that the slot is in range.
+   * The index of a waiting ticket's {@code slot} without reading the slot array or the bits (a
+   * position's path, where every read is a likely cache miss): checks only that it is in range.
    */
-  int slotIndex(Ticket t) {
-    return slotIndex(t.slot());
-  }
-
-  /** {@link #slotIndex(Ticket)} of a ticket whose slot the caller read from its record. */
   int slotIndex(int slot) {
     int i = slot - offset;
     if (slot == Ticket.NO_SLOT || i < 0 || i >= at.length) {
