@@ -50,6 +50,41 @@ class InMemoryLineTest {
     return Outcome.kind(o) == Outcome.WAITING ? Outcome.position(o) : -Outcome.kind(o);
   }
 
+  /**
+   * Issue 16: a status poll allocates nothing, on the record path of minted tokens and on the
+   * overflow path of tokens brought by the caller, rate-limited or not, with positions moving.
+   */
+  @Test
+  void aStatusPollAllocatesNothing() {
+    line = new LedgerLine(new InMemoryLine(1));
+    assertTrue(line.tryEnter());
+    long[][] clients = new long[600][];
+    for (int i = 0; i < clients.length; i++) {
+      long[] t = {0x5EED_0000L + i, (long) i << 40};
+      long o =
+          i % 3 == 0
+              ? line.arrive(t[0], t[1], "", false, now, POLICY) // overflow: the caller's token
+              : line.arrive(t, null, "", false, now, POLICY); // minted: names its record
+      assertEquals(i + 1, Outcome.position(o));
+      clients[i] = t;
+    }
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long id = Thread.currentThread().getId();
+    long sum = 0;
+    long before = threads.getThreadAllocatedBytes(id);
+    for (int round = 0; round < 50; round++) {
+      now += 400; // every other round passes the poll interval: both rate-limit branches
+      for (long[] t : clients) {
+        sum += Outcome.position(line.poll(t[0], t[1], now, POLICY));
+      }
+    }
+    long allocated = threads.getThreadAllocatedBytes(id) - before;
+    assertEquals(50L * 600 * 601 / 2, sum, "every client kept its exact position");
+    assertTrue(allocated < 4_096, allocated + " bytes allocated by 30,000 polls");
+    line.exit(now);
+  }
+
   @Test
   void fastPathFillsTheRoomThenEveryoneQueuesInOrder() {
     line = new LedgerLine(new InMemoryLine(2));
